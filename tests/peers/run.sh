@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Checks one chapter's reference server against two real MCP clients: the
+# official Python SDK and the MCP Inspector's CLI.
+#
+# Usage: tests/peers/run.sh CHAPTER     e.g. tests/peers/run.sh 03
+#
+# Builds the chapter's solution, installs the clients into .peers/ (once; see
+# install.sh), then runs both clients' checks. Exits 1 if any check fails.
+set -euo pipefail
+
+if [[ $# -ne 1 ]]; then
+    echo "usage: run.sh CHAPTER   (e.g. run.sh 03)" >&2
+    exit 2
+fi
+chapter=$1
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$here/../.." && pwd)
+cd "$root"
+
+# The solution's folder, e.g. solutions/03-add-tool, names its package:
+# ch03-add-tool-solution.
+folders=(solutions/"$chapter"-*/)
+if [[ ${#folders[@]} -ne 1 || ! -d ${folders[0]} ]]; then
+    echo "run.sh: no single solutions/$chapter-*/ folder for chapter $chapter" >&2
+    exit 2
+fi
+slug=$(basename "${folders[0]}")
+slug=${slug#"$chapter"-}
+package=ch$chapter-$slug-solution
+
+echo "== build $package"
+cargo build -q -p "$package"
+bin=${CARGO_TARGET_DIR:-$root/target}/debug/$package
+
+echo "== install the clients"
+bash "$here/install.sh"
+
+# Run both clients, even if the first one fails, and report both.
+failed=()
+
+echo "== official Python SDK (mcp)"
+"$root/.peers/venv/bin/python" "$here/python_client.py" "$bin" "$chapter" || failed+=("python client")
+
+echo "== MCP Inspector (--cli)"
+bash "$here/inspector.sh" "$bin" "$chapter" || failed+=("inspector")
+
+if [[ ${#failed[@]} -gt 0 ]]; then
+    echo "run.sh: chapter $chapter failed with: ${failed[*]}" >&2
+    exit 1
+fi
+echo "== chapter $chapter: all peer checks passed"

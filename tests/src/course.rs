@@ -1,0 +1,205 @@
+//! Where things live: chapters, their crates, transcripts and book pages.
+//! One naming scheme ties them together: `NN-slug` in `solutions/`,
+//! `chapters/` and `book/src/`, and `chNN` under `tests/transcripts/`.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// The workspace root (the folder above `tests/`).
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("tests/ sits inside the workspace")
+        .to_path_buf()
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Chapter {
+    /// 1 for `01-echo`.
+    pub number: u32,
+    /// `01-echo`.
+    pub dir: String,
+}
+
+impl Chapter {
+    /// Every chapter that has a reference solution, in order.
+    pub fn all() -> Vec<Chapter> {
+        let mut chapters: Vec<Chapter> = fs::read_dir(root().join("solutions"))
+            .map(|entries| {
+                entries
+                    .flatten()
+                    .filter_map(|e| Chapter::from_dir(&e.file_name().to_string_lossy()))
+                    .collect()
+            })
+            .unwrap_or_default();
+        chapters.sort_by_key(|chapter| chapter.number);
+        chapters
+    }
+
+    fn from_dir(dir: &str) -> Option<Chapter> {
+        let (number, slug) = dir.split_once('-')?;
+        if number.len() != 2 || slug.is_empty() {
+            return None;
+        }
+        Some(Chapter {
+            number: number.parse().ok()?,
+            dir: dir.to_string(),
+        })
+    }
+
+    /// Finds a chapter by `3`, `03`, `ch03` or `03-add-tool`.
+    pub fn find(name: &str) -> Result<Chapter, String> {
+        let digits: String = name
+            .trim_start_matches("ch")
+            .chars()
+            .take_while(char::is_ascii_digit)
+            .collect();
+        let number: u32 = digits
+            .parse()
+            .map_err(|_| format!("{name:?} is not a chapter; try a number like 03"))?;
+        Chapter::all()
+            .into_iter()
+            .find(|chapter| chapter.number == number)
+            .ok_or_else(|| {
+                let known: Vec<String> = Chapter::all().iter().map(|c| c.dir.clone()).collect();
+                format!(
+                    "there is no chapter {number:02}; the chapters are {}",
+                    known.join(", ")
+                )
+            })
+    }
+
+    /// `ch03`.
+    pub fn id(&self) -> String {
+        format!("ch{:02}", self.number)
+    }
+    /// `ch03-add-tool`: the starter's package and binary.
+    pub fn starter_package(&self) -> String {
+        format!("ch{}", self.dir)
+    }
+    /// `ch03-add-tool-solution`: the solution's package and binary.
+    pub fn solution_package(&self) -> String {
+        format!("ch{}-solution", self.dir)
+    }
+    pub fn solution_dir(&self) -> PathBuf {
+        root().join("solutions").join(&self.dir)
+    }
+    pub fn starter_dir(&self) -> PathBuf {
+        root().join("chapters").join(&self.dir)
+    }
+    pub fn transcripts_dir(&self) -> PathBuf {
+        root().join("tests").join("transcripts").join(self.id())
+    }
+    pub fn transcript_path(&self, scenario: &str) -> PathBuf {
+        self.transcripts_dir().join(format!("{scenario}.wire"))
+    }
+    /// `book/src/03-add-tool.md`.
+    pub fn book_page(&self) -> PathBuf {
+        root()
+            .join("book")
+            .join("src")
+            .join(format!("{}.md", self.dir))
+    }
+    /// The chapter before this one, if any.
+    pub fn previous(&self) -> Option<Chapter> {
+        Chapter::all().into_iter().rfind(|c| c.number < self.number)
+    }
+
+    /// The scenario names of this chapter, sorted.
+    pub fn scenarios(&self) -> Vec<String> {
+        let mut names: Vec<String> = fs::read_dir(self.transcripts_dir())
+            .map(|entries| {
+                entries
+                    .flatten()
+                    .filter_map(|entry| {
+                        entry
+                            .file_name()
+                            .to_str()?
+                            .strip_suffix(".wire")
+                            .map(str::to_string)
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        names.sort();
+        names
+    }
+}
+
+/// The files of a crate that the course generates or compares, relative to
+/// the crate folder: `Cargo.toml` and everything under `src/`, sorted.
+pub fn crate_files(crate_dir: &Path) -> Vec<PathBuf> {
+    let mut files = vec![PathBuf::from("Cargo.toml")];
+    let mut stack = vec![PathBuf::from("src")];
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = fs::read_dir(crate_dir.join(&dir)) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let relative = dir.join(entry.file_name());
+            if entry.path().is_dir() {
+                stack.push(relative);
+            } else {
+                files.push(relative);
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+/// "What changed since the last chapter": a unified diff of the previous
+/// chapter's solution against this one's (`Cargo.toml` and `src/`).
+/// The book includes it from `book/src/generated/changes-NN.diff`.
+pub fn changes(chapter: &Chapter) -> Option<String> {
+    let previous = chapter.previous()?;
+    let mut files = crate_files(&previous.solution_dir());
+    files.extend(crate_files(&chapter.solution_dir()));
+    files.sort();
+    files.dedup();
+    let mut out = String::new();
+    for file in files {
+        let old = fs::read_to_string(previous.solution_dir().join(&file)).unwrap_or_default();
+        let new = fs::read_to_string(chapter.solution_dir().join(&file)).unwrap_or_default();
+        let old_name = format!("solutions/{}/{}", previous.dir, file.display());
+        let new_name = format!("solutions/{}/{}", chapter.dir, file.display());
+        if let Some(diff) = crate::textdiff::unified(&old_name, &new_name, &old, &new) {
+            out += &diff;
+        }
+    }
+    Some(out)
+}
+
+/// Where [`changes`] is stored for the book.
+pub fn changes_path(chapter: &Chapter) -> PathBuf {
+    root()
+        .join("book/src/generated")
+        .join(format!("changes-{:02}.diff", chapter.number))
+}
+
+/// The scenarios each starter must fail, from `tests/starter-failures.txt`:
+/// `(chapter id, scenario, gap id)` triples.
+pub fn starter_failures() -> Result<Vec<(String, String, String)>, String> {
+    let path = root().join("tests/starter-failures.txt");
+    let text = fs::read_to_string(&path)
+        .map_err(|err| format!("cannot read {}: {err}", path.display()))?;
+    let mut rows = Vec::new();
+    for (index, line) in text.lines().enumerate() {
+        let line = line.split('#').next().unwrap_or("").trim();
+        if line.is_empty() {
+            continue;
+        }
+        match line.split_whitespace().collect::<Vec<_>>()[..] {
+            [chapter, scenario, gap] => {
+                rows.push((chapter.to_string(), scenario.to_string(), gap.to_string()))
+            }
+            _ => {
+                return Err(format!(
+                    "tests/starter-failures.txt:{}: write `chNN scenario chNN/gap`",
+                    index + 1
+                ));
+            }
+        }
+    }
+    Ok(rows)
+}

@@ -1,0 +1,112 @@
+//! Explains where two JSON values first differ, as a JSON Pointer path.
+
+use serde_json::Value;
+
+/// `None` when equal; otherwise one sentence naming the first difference.
+pub fn first_difference(expected: &Value, actual: &Value) -> Option<String> {
+    walk("", expected, actual)
+}
+
+fn walk(path: &str, expected: &Value, actual: &Value) -> Option<String> {
+    let at = if path.is_empty() {
+        "the top level".to_string()
+    } else {
+        path.to_string()
+    };
+    match (expected, actual) {
+        (Value::Object(want), Value::Object(got)) => {
+            for (key, want_value) in want {
+                let child = format!("{path}/{}", key.replace('~', "~0").replace('/', "~1"));
+                match got.get(key) {
+                    None => {
+                        return Some(format!(
+                            "{child} is missing (expected {})",
+                            show(want_value)
+                        ));
+                    }
+                    Some(got_value) => {
+                        if let Some(found) = walk(&child, want_value, got_value) {
+                            return Some(found);
+                        }
+                    }
+                }
+            }
+            let extra = got.keys().find(|key| !want.contains_key(*key))?;
+            Some(format!(
+                "{path}/{extra} is not expected (it is {})",
+                show(&got[extra])
+            ))
+        }
+        (Value::Array(want), Value::Array(got)) => {
+            for (index, (want_item, got_item)) in want.iter().zip(got).enumerate() {
+                if let Some(found) = walk(&format!("{path}/{index}"), want_item, got_item) {
+                    return Some(found);
+                }
+            }
+            (want.len() != got.len())
+                .then(|| format!("{at} has {} items, expected {}", got.len(), want.len()))
+        }
+        _ if expected == actual => None,
+        _ => Some(format!(
+            "{at}: expected {}, got {}",
+            describe(expected),
+            describe(actual)
+        )),
+    }
+}
+
+/// A value with its JSON type spelled out, so `5` vs `5.0` is visible.
+fn describe(value: &Value) -> String {
+    let kind = match value {
+        Value::Null => return "null".to_string(),
+        Value::Bool(_) => "the boolean",
+        Value::Number(n) if n.is_f64() => "the float",
+        Value::Number(_) => "the integer",
+        Value::String(_) => "the string",
+        Value::Array(_) => "the array",
+        Value::Object(_) => "the object",
+    };
+    format!("{kind} {}", show(value))
+}
+
+fn show(value: &Value) -> String {
+    let text = value.to_string();
+    if text.chars().count() > 120 {
+        format!("{}…", text.chars().take(120).collect::<String>())
+    } else {
+        text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn names_the_first_difference() {
+        let want = json!({"id": 1, "result": {"content": [{"text": "5"}]}});
+        assert_eq!(first_difference(&want, &want.clone()), None);
+        let got = json!({"id": 1, "result": {"content": [{"text": "5.0"}]}});
+        assert_eq!(
+            first_difference(&want, &got).unwrap(),
+            r#"/result/content/0/text: expected the string "5", got the string "5.0""#
+        );
+        let got = json!({"id": 1.0, "result": {"content": [{"text": "5"}]}});
+        assert_eq!(
+            first_difference(&want, &got).unwrap(),
+            "/id: expected the integer 1, got the float 1.0"
+        );
+        let got = json!({"id": 1, "result": {"content": [{"text": "5"}]}, "extra": true});
+        assert_eq!(
+            first_difference(&want, &got).unwrap(),
+            "/extra is not expected (it is true)"
+        );
+        let got = json!({"id": 1});
+        assert!(
+            first_difference(&want, &got)
+                .unwrap()
+                .starts_with("/result is missing")
+        );
+    }
+}

@@ -1,0 +1,34 @@
+//! The test machinery of Wire by Wire.
+//!
+//! A chapter's behaviour is pinned by *transcripts*: files under
+//! `tests/transcripts/chNN/` that list the frames crossing the wire, in
+//! order, with their direction. The same files are included in the book, so
+//! every frame a reader sees is a frame a test checks.
+//!
+//! - [`transcript`] reads the format;
+//! - [`target`] decides which binary is under test (solution, starter, or any
+//!   binary named by `MCP_BIN`) and builds it;
+//! - [`runner`] drives a server binary through a transcript and explains the
+//!   first difference;
+//! - [`gaps`] turns the marked solutions into starter crates;
+//! - [`course`] knows the layout; [`jsondiff`] and [`textdiff`] explain differences.
+
+pub mod course;
+pub mod gaps;
+pub mod jsondiff;
+pub mod runner;
+pub mod target;
+pub mod textdiff;
+pub mod transcript;
+
+/// Runs one scenario against the binary chosen by the environment and panics
+/// with a readable report if it differs. Each generated `#[test]` calls this.
+pub fn check(chapter: &str, scenario: &str) {
+    let chapter = course::Chapter::find(chapter).unwrap_or_else(|err| panic!("{err}"));
+    let transcript = transcript::Transcript::load(&chapter.transcript_path(scenario))
+        .unwrap_or_else(|err| panic!("{err}"));
+    let target = target::Target::from_env(&chapter).unwrap_or_else(|err| panic!("{err}"));
+    if let Err(report) = runner::check(&transcript, &target) {
+        panic!("\n{report}");
+    }
+}

@@ -1,0 +1,114 @@
+//! Which binary is under test, chosen at run time:
+//!
+//! - the reference solution (the default): frames must match byte for byte;
+//! - the learner's starter (`MCP_TARGET=starter`, what `just check NN` sets);
+//! - any binary at all (`MCP_BIN=/path/to/server`), for an instructor
+//!   checking a student's build.
+//!
+//! The last two are compared frame by frame as JSON values (key order free).
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::process::Command;
+use std::sync::Mutex;
+
+use crate::course::{self, Chapter};
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Solution,
+    Starter,
+    Binary,
+}
+
+#[derive(Clone, Debug)]
+pub struct Target {
+    pub kind: Kind,
+    pub path: PathBuf,
+    /// For reports: `solution solutions/03-add-tool`.
+    pub label: String,
+}
+
+impl Target {
+    pub fn from_env(chapter: &Chapter) -> Result<Target, String> {
+        if let Some(bin) = std::env::var_os("MCP_BIN").filter(|bin| !bin.is_empty()) {
+            let path = PathBuf::from(bin);
+            let label = format!("binary {} (from MCP_BIN)", path.display());
+            return Ok(Target {
+                kind: Kind::Binary,
+                path,
+                label,
+            });
+        }
+        match std::env::var("MCP_TARGET").unwrap_or_default().as_str() {
+            "" | "solution" => Target::solution(chapter),
+            "starter" => Target::starter(chapter),
+            other => Err(format!(
+                "MCP_TARGET={other:?}: use `solution` or `starter` (or set MCP_BIN)"
+            )),
+        }
+    }
+
+    pub fn solution(chapter: &Chapter) -> Result<Target, String> {
+        let path = build(&chapter.solution_package())?;
+        Ok(Target {
+            kind: Kind::Solution,
+            path,
+            label: format!("solution solutions/{}", chapter.dir),
+        })
+    }
+
+    pub fn starter(chapter: &Chapter) -> Result<Target, String> {
+        let path = build(&chapter.starter_package())?;
+        Ok(Target {
+            kind: Kind::Starter,
+            path,
+            label: format!("your crate chapters/{}", chapter.dir),
+        })
+    }
+
+    /// Solutions are the source of the golden files, so they must match them
+    /// exactly; any other implementation only has to send the same values.
+    pub fn exact(&self) -> bool {
+        self.kind == Kind::Solution
+    }
+}
+
+/// Builds one package's binary (once per test process) and returns its path.
+/// Builds are serialized: cargo would serialize them anyway, noisily.
+pub fn build(package: &str) -> Result<PathBuf, String> {
+    static BUILT: Mutex<Option<HashMap<String, Result<PathBuf, String>>>> = Mutex::new(None);
+    let mut built = BUILT
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    let built = built.get_or_insert_with(HashMap::new);
+    built
+        .entry(package.to_string())
+        .or_insert_with(|| cargo_build(package))
+        .clone()
+}
+
+fn cargo_build(package: &str) -> Result<PathBuf, String> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
+    // JSON messages tell us where the binary landed, whatever CARGO_TARGET_DIR
+    // says; diagnostics are still rendered for humans on stderr.
+    let output = Command::new(cargo)
+        .args(["build", "--quiet", "--package", package, "--bin", package])
+        .arg("--message-format=json-render-diagnostics")
+        .current_dir(course::root())
+        .output()
+        .map_err(|err| format!("cannot run cargo: {err}"))?;
+    if !output.status.success() {
+        return Err(format!(
+            "`cargo build -p {package}` failed, so there is nothing to test yet:\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        ));
+    }
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .filter(|message| message["reason"] == "compiler-artifact")
+        .filter_map(|message| message["executable"].as_str().map(PathBuf::from))
+        .next_back()
+        .ok_or_else(|| format!("cargo built {package} but reported no executable"))
+}

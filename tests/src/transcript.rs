@@ -1,0 +1,310 @@
+//! The transcript format: one frame per line, a direction marker first.
+//!
+//! ```text
+//! # Free comments explain the scenario; the book shows them too.
+//! # book: 03-add-tool.md#calling-a-tool     where a failure sends the reader
+//! # revision: 2025-11-25                    the MCP revision the frames belong to
+//! # args: --help                            command-line arguments for the binary
+//! # exit: 0                                 the exit status expected at the end (default 0)
+//! -> {"jsonrpc":"2.0","id":1,"method":"ping"}    client to server: the text, then "\n"
+//! <- {"jsonrpc":"2.0","id":1,"result":{}}        server to client
+//! ->! 0xff 0xfe "{}\n"                           exact bytes: JSON strings, 0xHH bytes,
+//! <-! "x" *1048576 "\n"                          and *N to repeat the token before it
+//! [notes] -> {...}                               a frame on the connection named "notes"
+//! => {...}   <= {...}                            host to model, model to host
+//! ~> {...}   <~ {...}                            harness to hook, hook to harness
+//! ```
+//!
+//! A `->`/`<-` line without `!` is sent or expected exactly as written,
+//! followed by one `\n`: it need not be valid JSON (bad input is a lesson too).
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Direction {
+    /// `->`: an MCP client (the host) to an MCP server.
+    ClientToServer,
+    /// `<-`: an MCP server to its client.
+    ServerToClient,
+    /// `=>`: the host to the model (a Messages API request).
+    HostToModel,
+    /// `<=`: the model to the host (a Messages API reply).
+    ModelToHost,
+    /// `~>`: the harness to a hook (the hook's stdin).
+    HarnessToHook,
+    /// `<~`: a hook to the harness (its stdout and exit status).
+    HookToHarness,
+}
+
+impl Direction {
+    const ALL: [(&'static str, Direction); 6] = [
+        ("->", Direction::ClientToServer),
+        ("<-", Direction::ServerToClient),
+        ("=>", Direction::HostToModel),
+        ("<=", Direction::ModelToHost),
+        ("~>", Direction::HarnessToHook),
+        ("<~", Direction::HookToHarness),
+    ];
+
+    pub fn arrow(self) -> &'static str {
+        Direction::ALL
+            .iter()
+            .find(|(_, d)| *d == self)
+            .map(|(arrow, _)| *arrow)
+            .unwrap_or("?")
+    }
+
+    /// Who writes frames in this direction, for reports.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Direction::ClientToServer => "client to server",
+            Direction::ServerToClient => "server to client",
+            Direction::HostToModel => "host to model",
+            Direction::ModelToHost => "model to host",
+            Direction::HarnessToHook => "harness to hook",
+            Direction::HookToHarness => "hook to harness",
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Frame {
+    pub direction: Direction,
+    /// The connection the frame travels on, for hosts with several servers.
+    pub channel: Option<String>,
+    /// The exact bytes on the wire, newline included.
+    pub bytes: Vec<u8>,
+    /// 1-based line in the transcript file.
+    pub line: usize,
+}
+
+impl Frame {
+    /// The frame as text, for reports (lossy for non-UTF-8 bytes).
+    pub fn text(&self) -> String {
+        String::from_utf8_lossy(&self.bytes).into_owned()
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Transcript {
+    pub path: PathBuf,
+    /// The file name without `.wire`.
+    pub name: String,
+    /// `03-add-tool.md#calling-a-tool`: the section that explains this scenario.
+    pub book: Option<String>,
+    pub revision: Option<String>,
+    pub args: Vec<String>,
+    pub exit: i32,
+    /// Who the binary under test is: `server` (default) or another runner's name.
+    pub runner: String,
+    pub frames: Vec<Frame>,
+}
+
+#[derive(Debug)]
+pub struct ParseError {
+    pub path: PathBuf,
+    pub line: usize,
+    pub message: String,
+}
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}: {}", self.path.display(), self.line, self.message)
+    }
+}
+
+impl Transcript {
+    pub fn load(path: &Path) -> Result<Transcript, ParseError> {
+        let text = std::fs::read_to_string(path).map_err(|err| ParseError {
+            path: path.to_path_buf(),
+            line: 0,
+            message: format!("cannot read the transcript: {err}"),
+        })?;
+        Transcript::parse(path, &text)
+    }
+
+    pub fn parse(path: &Path, text: &str) -> Result<Transcript, ParseError> {
+        let name = path
+            .file_stem()
+            .map(|stem| stem.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let mut transcript = Transcript {
+            path: path.to_path_buf(),
+            name,
+            book: None,
+            revision: None,
+            args: Vec::new(),
+            exit: 0,
+            runner: "server".to_string(),
+            frames: Vec::new(),
+        };
+        for (index, raw) in text.lines().enumerate() {
+            let line = index + 1;
+            let error = |message: String| ParseError {
+                path: path.to_path_buf(),
+                line,
+                message,
+            };
+            if raw.trim().is_empty() {
+                continue;
+            }
+            if let Some(comment) = raw.strip_prefix('#') {
+                transcript.read_metadata(comment.trim()).map_err(error)?;
+                continue;
+            }
+            transcript
+                .frames
+                .push(parse_frame(raw, line).map_err(error)?);
+        }
+        Ok(transcript)
+    }
+
+    fn read_metadata(&mut self, comment: &str) -> Result<(), String> {
+        let Some((key, value)) = comment.split_once(':') else {
+            return Ok(());
+        };
+        let value = value.trim();
+        match key {
+            "book" => self.book = Some(value.to_string()),
+            "revision" => self.revision = Some(value.to_string()),
+            "args" => self.args = value.split_whitespace().map(str::to_string).collect(),
+            "exit" => {
+                self.exit = value
+                    .parse()
+                    .map_err(|_| format!("exit must be a number, not {value:?}"))?
+            }
+            "runner" => self.runner = value.to_string(),
+            _ => {} // Any other "word: text" is an ordinary comment.
+        }
+        Ok(())
+    }
+
+    /// The frames going one way, in order.
+    pub fn frames_in(&self, direction: Direction) -> impl Iterator<Item = &Frame> {
+        self.frames
+            .iter()
+            .filter(move |frame| frame.direction == direction)
+    }
+
+    /// Everything written to the binary's stdin, in order.
+    pub fn bytes_in(&self, direction: Direction) -> Vec<u8> {
+        self.frames_in(direction)
+            .flat_map(|frame| frame.bytes.iter().copied())
+            .collect()
+    }
+}
+
+fn parse_frame(raw: &str, line: usize) -> Result<Frame, String> {
+    let (channel, rest) = match raw.strip_prefix('[') {
+        Some(rest) => {
+            let (name, rest) = rest
+                .split_once("] ")
+                .ok_or("a channel is written [name] followed by a space")?;
+            (Some(name.to_string()), rest)
+        }
+        None => (None, raw),
+    };
+    let (direction, rest) = Direction::ALL
+        .iter()
+        .find_map(|(arrow, direction)| rest.strip_prefix(arrow).map(|rest| (*direction, rest)))
+        .ok_or_else(|| {
+            format!(
+                "a frame line starts with ->, <-, =>, <=, ~> or <~, not {:?}",
+                first_chars(raw)
+            )
+        })?;
+    let bytes = if let Some(tokens) = rest.strip_prefix("! ") {
+        parse_bytes(tokens)?
+    } else if rest.is_empty() {
+        b"\n".to_vec() // A bare arrow is an empty line.
+    } else if let Some(text) = rest.strip_prefix(' ') {
+        let mut bytes = text.as_bytes().to_vec();
+        bytes.push(b'\n');
+        bytes
+    } else {
+        return Err("put one space after the arrow (or `! ` for exact bytes)".to_string());
+    };
+    Ok(Frame {
+        direction,
+        channel,
+        bytes,
+        line,
+    })
+}
+
+fn first_chars(text: &str) -> String {
+    text.chars().take(12).collect()
+}
+
+/// Reads the exact-bytes form: `"text"` (a JSON string), `0xHH`, and `*N`,
+/// which repeats the token before it N times in all.
+pub fn parse_bytes(tokens: &str) -> Result<Vec<u8>, String> {
+    let mut bytes = Vec::new();
+    let mut last: Option<Vec<u8>> = None;
+    let mut rest = tokens.trim_start();
+    while !rest.is_empty() {
+        if rest.starts_with('"') {
+            // Let serde_json find where the string literal ends.
+            let mut stream = serde_json::Deserializer::from_str(rest).into_iter::<String>();
+            let text = stream
+                .next()
+                .ok_or("unfinished string")?
+                .map_err(|err| format!("bad string literal: {err}"))?;
+            rest = &rest[stream.byte_offset()..];
+            bytes.extend_from_slice(text.as_bytes());
+            last = Some(text.into_bytes());
+        } else {
+            let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
+            let (token, tail) = rest.split_at(end);
+            rest = tail;
+            if let Some(hex) = token.strip_prefix("0x") {
+                let byte = u8::from_str_radix(hex, 16)
+                    .map_err(|_| format!("{token} is not a byte like 0xff"))?;
+                bytes.push(byte);
+                last = Some(vec![byte]);
+            } else if let Some(count) = token.strip_prefix('*') {
+                let count: usize = count
+                    .parse()
+                    .map_err(|_| format!("{token} is not a repeat like *100"))?;
+                let unit = last.take().ok_or("*N must follow a string or a byte")?;
+                for _ in 1..count {
+                    bytes.extend_from_slice(&unit);
+                }
+            } else {
+                return Err(format!("unknown token {token:?}; use \"text\", 0xHH or *N"));
+            }
+        }
+        rest = rest.trim_start();
+    }
+    Ok(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_every_kind_of_line() {
+        let text = "# a comment\n# book: 02-handshake.md#ping\n# args: --help -v\n\n-> {\"a\":1}\n<-! 0xff \"ab\" *3 \"\\n\"\n[notes] => x\n";
+        let t = Transcript::parse(Path::new("x/ping.wire"), text).unwrap();
+        assert_eq!(t.name, "ping");
+        assert_eq!(t.book.as_deref(), Some("02-handshake.md#ping"));
+        assert_eq!(t.args, ["--help", "-v"]);
+        assert_eq!(t.frames.len(), 3);
+        assert_eq!(t.frames[0].bytes, b"{\"a\":1}\n");
+        assert_eq!(t.frames[1].bytes, b"\xffababab\n");
+        assert_eq!(t.frames[1].direction, Direction::ServerToClient);
+        assert_eq!(t.frames[2].channel.as_deref(), Some("notes"));
+        assert_eq!(t.frames[2].direction, Direction::HostToModel);
+    }
+
+    #[test]
+    fn rejects_unknown_markers_with_the_line_number() {
+        let err = Transcript::parse(Path::new("t.wire"), "-> {}\n>> {}\n").unwrap_err();
+        assert_eq!(err.line, 2);
+        assert!(err.message.contains("starts with"), "{}", err.message);
+        assert!(parse_bytes("*2").is_err());
+        assert!(parse_bytes("0xzz").is_err());
+    }
+}

@@ -1,0 +1,728 @@
+//! `cargo xtask bench`: how fast are the chapter servers?
+//!
+//! For each chapter from 02 upward, the benchmark builds the reference
+//! solution in release mode and drives the binary over real pipes, exactly
+//! as an MCP client would. It measures four things:
+//!
+//! 1. cold start: spawn the binary, send `initialize`, read the reply;
+//! 2. round trip: write one request, read its reply, again and again;
+//! 3. pipelined throughput: a writer thread streams requests while the main
+//!    thread reads the replies;
+//! 4. peak memory: the server's high-water mark (`VmHWM`, Linux only).
+//!
+//! Every reply is checked (right id, a result, the right answer), so a broken
+//! server fails the benchmark instead of producing fast nonsense.
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+const USAGE: &str = "\
+Usage: cargo xtask bench [NN ...] [--runs N] [--json PATH]
+
+Benchmarks the chapter servers (solutions/NN-*), every one from 02 upward
+unless chapter numbers are given.
+
+  --runs N     spawns for the cold-start measurement (default 200)
+  --json PATH  also write the numbers as JSON to PATH
+";
+
+/// Spawns for the cold-start median, unless `--runs` says otherwise.
+const DEFAULT_RUNS: usize = 200;
+/// Round trips thrown away first, so caches and branch predictors are warm.
+const WARM_UP: u64 = 1_000;
+/// Round trips measured one by one.
+const ROUND_TRIPS: u64 = 20_000;
+/// Requests streamed in the pipelined run.
+const PIPELINED: u64 = 200_000;
+/// A server that leaves us waiting this long is killed and the run fails.
+const HANG_LIMIT: Duration = Duration::from_secs(60);
+
+/// The issue's targets, for a 2-core machine.
+const TARGET_COLD_START_MS: f64 = 2.0;
+const TARGET_ROUND_TRIP_US: f64 = 30.0;
+const TARGET_FRAMES_PER_S: f64 = 150_000.0;
+const TARGET_PEAK_MIB: f64 = 4.0;
+
+const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}"#;
+const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+
+// ANCHOR: requests
+/// A request the benchmark knows how to time. A chapter gets every row whose
+/// capability its `initialize` reply announces; the row without a capability
+/// (`ping`) is the fallback for a server that announces none of them.
+/// To benchmark a new method, add a row.
+struct RequestKind {
+    /// The label in the table.
+    label: &'static str,
+    /// The server capability this row needs; `None` for the fallback.
+    capability: Option<&'static str>,
+    /// The method and params to send; may ask the server first.
+    prepare: fn(&mut Server) -> Result<(&'static str, Value), String>,
+    /// Is this reply's `result` the right answer?
+    check: fn(&Value) -> bool,
+}
+
+const REQUESTS: &[RequestKind] = &[
+    RequestKind {
+        label: "tools/call add",
+        capability: Some("tools"),
+        prepare: |_| {
+            Ok((
+                "tools/call",
+                json!({"name": "add", "arguments": {"a": 2, "b": 3}}),
+            ))
+        },
+        check: |result| {
+            result["isError"] != true && result["structuredContent"]["sum"].as_f64() == Some(5.0)
+        },
+    },
+    RequestKind {
+        label: "resources/read",
+        capability: Some("resources"),
+        // Read the first resource the server lists, whatever its URI.
+        prepare: |server| {
+            let list = server.request("resources/list", json!({}))?;
+            let uri = list["resources"][0]["uri"]
+                .as_str()
+                .ok_or("resources/list is empty")?;
+            Ok(("resources/read", json!({"uri": uri})))
+        },
+        check: |result| result["contents"].as_array().is_some_and(|c| !c.is_empty()),
+    },
+    RequestKind {
+        label: "ping",
+        capability: None,
+        prepare: |_| Ok(("ping", json!({}))),
+        check: |result| result.as_object().is_some_and(|o| o.is_empty()),
+    },
+];
+
+fn requests_for(capabilities: &Value) -> Vec<&'static RequestKind> {
+    let announced = |kind: &&RequestKind| {
+        kind.capability
+            .is_some_and(|c| capabilities.get(c).is_some())
+    };
+    let rows: Vec<_> = REQUESTS.iter().filter(announced).collect();
+    if rows.is_empty() {
+        REQUESTS
+            .iter()
+            .filter(|kind| kind.capability.is_none())
+            .collect()
+    } else {
+        rows
+    }
+}
+// ANCHOR_END: requests
+
+/// One line of the table.
+struct Row {
+    chapter: String,
+    request: &'static str,
+    cold_start_median_ms: f64,
+    cold_start_min_ms: f64,
+    round_trip_median_us: f64,
+    round_trip_p99_us: f64,
+    frames_per_s: f64,
+    peak_mib: Option<f64>,
+}
+
+/// `cargo xtask bench [NN ...] [--runs N]`: args are what follows `bench`.
+pub fn run(args: &[String]) -> Result<(), String> {
+    let Some(options) = Options::parse(args)? else {
+        print!("{USAGE}");
+        return Ok(());
+    };
+    let root = repo_root();
+    let chapters = chapters(&root, &options.chapters)?;
+    let packages: Vec<String> = chapters
+        .iter()
+        .map(|dir| format!("ch{dir}-solution"))
+        .collect();
+    let started = Instant::now();
+    eprintln!("bench: building {} in release mode", packages.join(", "));
+    let binaries = build(&root, &packages)?;
+
+    let watchdog = Watchdog::start();
+    let mut rows = Vec::new();
+    for (chapter, package) in chapters.iter().zip(&packages) {
+        let exe = &binaries[package];
+        eprintln!("bench: {chapter}: {} cold starts", options.runs);
+        let (cold, capabilities) = cold_start(exe, options.runs, &watchdog)?;
+        let cold_median = percentile(&cold, 50.0) as f64 / 1e6;
+        let cold_min = cold[0] as f64 / 1e6;
+        for kind in requests_for(&capabilities) {
+            eprintln!("bench: {chapter}: {}", kind.label);
+            let (round_trips, frames_per_s, peak_mib) = measure(exe, kind, &watchdog)
+                .map_err(|err| format!("{chapter} ({}): {err}", kind.label))?;
+            rows.push(Row {
+                chapter: chapter.clone(),
+                request: kind.label,
+                cold_start_median_ms: cold_median,
+                cold_start_min_ms: cold_min,
+                round_trip_median_us: percentile(&round_trips, 50.0) as f64 / 1e3,
+                round_trip_p99_us: percentile(&round_trips, 99.0) as f64 / 1e3,
+                frames_per_s,
+                peak_mib,
+            });
+        }
+    }
+    eprintln!("bench: done in {:.1} s", started.elapsed().as_secs_f64());
+
+    let machine = Machine::detect();
+    print!("{}", table(&rows, &machine));
+    if let Some(path) = &options.json {
+        write_json(path, &rows, &machine, &options)?;
+        eprintln!("bench: wrote {}", path.display());
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------
+// Options, chapters, building
+// ---------------------------------------------------------------------------
+
+struct Options {
+    /// Chapter numbers from the command line; empty means "all of them".
+    chapters: Vec<u32>,
+    runs: usize,
+    json: Option<PathBuf>,
+}
+
+impl Options {
+    /// `Ok(None)` means `--help`.
+    fn parse(args: &[String]) -> Result<Option<Options>, String> {
+        let mut options = Options {
+            chapters: Vec::new(),
+            runs: DEFAULT_RUNS,
+            json: None,
+        };
+        let mut args = args.iter();
+        while let Some(arg) = args.next() {
+            // Accept both `--runs 50` and `--runs=50`.
+            let (flag, inline) = match arg.split_once('=') {
+                Some((flag, value)) if flag.starts_with("--") => (flag, Some(value.to_string())),
+                _ => (arg.as_str(), None),
+            };
+            let mut value = || {
+                inline
+                    .clone()
+                    .or_else(|| args.next().cloned())
+                    .ok_or(format!("{flag} needs a value"))
+            };
+            match flag {
+                "-h" | "--help" => return Ok(None),
+                "--runs" => {
+                    let runs = value()?;
+                    options.runs = match runs.parse() {
+                        Ok(n) if n > 0 => n,
+                        _ => return Err(format!("--runs wants a positive number, not {runs:?}")),
+                    };
+                }
+                "--json" => options.json = Some(PathBuf::from(value()?)),
+                _ => match arg.parse() {
+                    Ok(number) => options.chapters.push(number),
+                    Err(_) => return Err(format!("bench: unknown argument {arg:?}\n\n{USAGE}")),
+                },
+            }
+        }
+        Ok(Some(options))
+    }
+}
+
+/// The repository root: `$WIRE_ROOT` if set (handy when this file is
+/// compiled outside the repository), else the folder above `xtask/`.
+fn repo_root() -> PathBuf {
+    match std::env::var_os("WIRE_ROOT") {
+        Some(root) => PathBuf::from(root),
+        None => Path::new(env!("CARGO_MANIFEST_DIR"))
+            .parent()
+            .unwrap()
+            .to_path_buf(),
+    }
+}
+
+/// The chapter folders to benchmark, e.g. `["02-handshake", "03-add-tool"]`.
+fn chapters(root: &Path, wanted: &[u32]) -> Result<Vec<String>, String> {
+    let solutions = root.join("solutions");
+    let entries = std::fs::read_dir(&solutions)
+        .map_err(|err| format!("cannot list {}: {err}", solutions.display()))?;
+    // Folders named `NN-slug`, by number.
+    let mut found: Vec<(u32, String)> = entries
+        .filter_map(|entry| entry.ok()?.file_name().into_string().ok())
+        .filter_map(|name| Some((name.get(..2)?.parse().ok()?, name)))
+        .filter(|(_, name)| name.as_bytes().get(2) == Some(&b'-'))
+        .collect();
+    found.sort();
+
+    if wanted.is_empty() {
+        // Chapter 01 is the echo server, not yet an MCP server.
+        return Ok(found
+            .into_iter()
+            .filter(|(n, _)| *n >= 2)
+            .map(|(_, name)| name)
+            .collect());
+    }
+    wanted
+        .iter()
+        .map(|&number| {
+            if number < 2 {
+                return Err(format!(
+                    "chapter {number:02} is not an MCP server; bench starts at 02"
+                ));
+            }
+            found
+                .iter()
+                .find(|(n, _)| *n == number)
+                .map(|(_, name)| name.clone())
+                .ok_or(format!("no chapter {number:02} in {}", solutions.display()))
+        })
+        .collect()
+}
+
+/// Builds the packages in release mode and returns each one's binary. Cargo
+/// reports where it put every artifact, so `CARGO_TARGET_DIR` just works.
+fn build(root: &Path, packages: &[String]) -> Result<HashMap<String, PathBuf>, String> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
+    let mut command = Command::new(&cargo);
+    command.current_dir(root).args([
+        "build",
+        "--release",
+        "--quiet",
+        "--message-format=json-render-diagnostics",
+    ]);
+    for package in packages {
+        command.args(["-p", package]);
+    }
+    // Compiler errors go to stderr (ours); stdout carries one JSON message a line.
+    let output = command
+        .stderr(Stdio::inherit())
+        .output()
+        .map_err(|err| format!("cannot run {cargo}: {err}"))?;
+    if !output.status.success() {
+        return Err(format!("cargo build failed ({})", output.status));
+    }
+    let mut binaries = HashMap::new();
+    for line in String::from_utf8_lossy(&output.stdout).lines() {
+        let Ok(message) = serde_json::from_str::<Value>(line) else {
+            continue;
+        };
+        if message["reason"] != "compiler-artifact" {
+            continue;
+        }
+        if let (Some(name), Some(exe)) = (
+            message["target"]["name"].as_str(),
+            message["executable"].as_str(),
+        ) {
+            binaries.insert(name.to_string(), PathBuf::from(exe));
+        }
+    }
+    match packages
+        .iter()
+        .find(|package| !binaries.contains_key(*package))
+    {
+        Some(missing) => Err(format!("cargo built no binary named {missing}")),
+        None => Ok(binaries),
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Talking to a server
+// ---------------------------------------------------------------------------
+
+/// A running server and the two ends of its pipes.
+struct Server {
+    child: Arc<Mutex<Child>>,
+    pid: u32,
+    /// `None` once handed to the writer thread (or closed).
+    stdin: Option<BufWriter<ChildStdin>>,
+    stdout: BufReader<ChildStdout>,
+    /// Reused for every reply, to keep allocation out of the timings.
+    line: String,
+    next_id: u64,
+}
+
+impl Server {
+    fn spawn(exe: &Path, watchdog: &Watchdog) -> Result<Server, String> {
+        let mut child = Command::new(exe)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null()) // The servers log to stderr; we don't need it.
+            .spawn()
+            .map_err(|err| format!("cannot start {}: {err}", exe.display()))?;
+        let stdin = BufWriter::with_capacity(64 * 1024, child.stdin.take().unwrap());
+        let stdout = BufReader::with_capacity(64 * 1024, child.stdout.take().unwrap());
+        let pid = child.id();
+        let child = Arc::new(Mutex::new(child));
+        watchdog.watch(Some(Arc::clone(&child)));
+        Ok(Server {
+            child,
+            pid,
+            stdin: Some(stdin),
+            stdout,
+            line: String::new(),
+            next_id: 2,
+        })
+    }
+
+    /// Writes one frame (a line) and flushes it.
+    fn send(&mut self, frame: &str) -> Result<(), String> {
+        let stdin = self.stdin.as_mut().unwrap();
+        writeln!(stdin, "{frame}")
+            .and_then(|()| stdin.flush())
+            .map_err(|err| format!("cannot write: {err}"))
+    }
+
+    /// Reads one reply frame into `self.line`.
+    fn receive(&mut self) -> Result<(), String> {
+        self.line.clear();
+        match self.stdout.read_line(&mut self.line) {
+            Ok(0) => Err("the server closed stdout (did it crash, or hang and get killed?)".into()),
+            Ok(_) => Ok(()),
+            Err(err) => Err(format!("cannot read: {err}")),
+        }
+    }
+
+    /// `initialize` then `notifications/initialized`; returns the capabilities.
+    fn handshake(&mut self) -> Result<Value, String> {
+        self.send(INITIALIZE)?;
+        self.receive()?;
+        let result = result_of(&self.line, 1)?;
+        self.send(INITIALIZED)?;
+        Ok(result["capabilities"].clone())
+    }
+
+    /// One request, outside the timings; returns its result.
+    fn request(&mut self, method: &str, params: Value) -> Result<Value, String> {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(
+            &json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string(),
+        )?;
+        self.receive()?;
+        result_of(&self.line, id)
+    }
+
+    /// Closes stdin and waits for the server to exit, as it should, with 0.
+    fn close(mut self, watchdog: &Watchdog) -> Result<(), String> {
+        drop(self.stdin.take());
+        // Poll rather than block in `wait`, so the watchdog can still get at
+        // the child (and kill it) if it never exits.
+        let status = loop {
+            let status = self.child.lock().unwrap().try_wait();
+            match status {
+                Ok(Some(status)) => break status,
+                Ok(None) => thread::sleep(Duration::from_micros(200)),
+                Err(err) => return Err(format!("cannot wait for the server: {err}")),
+            }
+        };
+        watchdog.watch(None);
+        match status.success() {
+            true => Ok(()),
+            false => Err(format!(
+                "the server exited with {status} after stdin closed"
+            )),
+        }
+    }
+}
+
+/// Checks that `line` is a reply to request `id` with a result; returns it.
+fn result_of(line: &str, id: u64) -> Result<Value, String> {
+    let reply: Value = serde_json::from_str(line)
+        .map_err(|err| format!("reply is not JSON ({err}): {}", line.trim_end()))?;
+    if reply["id"] != id {
+        return Err(format!(
+            "expected the reply to id {id}, got: {}",
+            line.trim_end()
+        ));
+    }
+    match reply.get("result") {
+        Some(result) => Ok(result.clone()),
+        None => Err(format!("expected a result, got: {}", line.trim_end())),
+    }
+}
+
+/// Kills the watched server when it goes `HANG_LIMIT` without being
+/// released, so a hung server fails the run instead of hanging it. One thread
+/// for the whole run, so watching a server costs a channel send, not a spawn.
+struct Watchdog {
+    watch: mpsc::Sender<Option<Arc<Mutex<Child>>>>,
+}
+
+impl Watchdog {
+    fn start() -> Watchdog {
+        let (watch, orders) = mpsc::channel::<Option<Arc<Mutex<Child>>>>();
+        thread::spawn(move || {
+            let mut watched = None;
+            loop {
+                match orders.recv_timeout(HANG_LIMIT) {
+                    Ok(next) => watched = next,
+                    Err(RecvTimeoutError::Timeout) => {
+                        if let Some(child) = watched.take() {
+                            eprintln!("bench: the server hung for {HANG_LIMIT:?}; killing it");
+                            let _ = child.lock().unwrap().kill();
+                        }
+                    }
+                    Err(RecvTimeoutError::Disconnected) => return,
+                }
+            }
+        });
+        Watchdog { watch }
+    }
+
+    /// Starts watching `child` (`None`: stop watching) and resets the clock.
+    fn watch(&self, child: Option<Arc<Mutex<Child>>>) {
+        let _ = self.watch.send(child);
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The measurements
+// ---------------------------------------------------------------------------
+
+/// Spawn → `initialize` reply, `runs` times. Returns the times in ns,
+/// sorted, and the capabilities from the first reply.
+fn cold_start(exe: &Path, runs: usize, watchdog: &Watchdog) -> Result<(Vec<u64>, Value), String> {
+    let mut times = Vec::with_capacity(runs);
+    let mut capabilities = Value::Null;
+    for _ in 0..runs {
+        let start = Instant::now();
+        let mut server = Server::spawn(exe, watchdog)?;
+        server.send(INITIALIZE)?;
+        server.receive()?;
+        times.push(start.elapsed().as_nanos() as u64);
+        // Check the reply after the clock stops: checking is our cost, not the server's.
+        capabilities = result_of(&server.line, 1)?["capabilities"].clone();
+        server.close(watchdog)?;
+    }
+    times.sort_unstable();
+    Ok((times, capabilities))
+}
+
+/// Round trips and pipelined throughput on one server, then its peak memory.
+/// Returns the sorted round-trip times in ns, frames/s and MiB.
+fn measure(
+    exe: &Path,
+    kind: &RequestKind,
+    watchdog: &Watchdog,
+) -> Result<(Vec<u64>, f64, Option<f64>), String> {
+    let mut server = Server::spawn(exe, watchdog)?;
+    server.handshake()?;
+    let (method, params) = (kind.prepare)(&mut server)?;
+    // Every request is this frame with its own id: `{"jsonrpc":"2.0","id":N` + tail.
+    let tail = format!(r#","method":{},"params":{params}}}"#, json!(method));
+    let mut frame = String::new();
+    let check_reply = |line: &str, id: u64| -> Result<(), String> {
+        match (kind.check)(&result_of(line, id)?) {
+            true => Ok(()),
+            false => Err(format!("wrong answer: {}", line.trim_end())),
+        }
+    };
+
+    // Sequential round trips: the latency a client waiting on each reply sees.
+    let mut round_trips = Vec::with_capacity(ROUND_TRIPS as usize);
+    for i in 0..WARM_UP + ROUND_TRIPS {
+        let id = server.next_id + i;
+        frame.clear();
+        write!(frame, r#"{{"jsonrpc":"2.0","id":{id}{tail}"#).unwrap();
+        let start = Instant::now();
+        server.send(&frame)?;
+        server.receive()?;
+        let elapsed = start.elapsed().as_nanos() as u64;
+        check_reply(&server.line, id)?;
+        if i >= WARM_UP {
+            round_trips.push(elapsed);
+        }
+    }
+    server.next_id += WARM_UP + ROUND_TRIPS;
+    round_trips.sort_unstable();
+
+    // Pipelined: a writer thread streams every request while this thread
+    // reads and checks the replies, so the pipes never sit empty.
+    let first = server.next_id;
+    let mut stdin = server.stdin.take().unwrap();
+    let start = Instant::now();
+    let stdin = thread::scope(|scope| {
+        let writer = scope.spawn(move || {
+            for id in first..first + PIPELINED {
+                write!(stdin, r#"{{"jsonrpc":"2.0","id":{id}{tail}"#)?;
+                stdin.write_all(b"\n")?;
+            }
+            stdin.flush()?;
+            Ok::<_, std::io::Error>(stdin) // Keep stdin open: we still read memory.
+        });
+        for id in first..first + PIPELINED {
+            server.receive()?;
+            check_reply(&server.line, id)?;
+        }
+        writer
+            .join()
+            .unwrap()
+            .map_err(|err| format!("cannot write: {err}"))
+    })?;
+    let frames_per_s = PIPELINED as f64 / start.elapsed().as_secs_f64();
+
+    // Peak memory, read while the server is still alive.
+    let peak_mib = peak_memory_mib(server.pid);
+    server.stdin = Some(stdin);
+    server.close(watchdog)?;
+    Ok((round_trips, frames_per_s, peak_mib))
+}
+
+/// The process's resident-memory high-water mark, from `/proc` (Linux only).
+fn peak_memory_mib(pid: u32) -> Option<f64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|line| line.starts_with("VmHWM:"))?;
+    let kib: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib / 1024.0)
+}
+
+/// The nearest-rank percentile of sorted samples: `p` = 50 is the median.
+fn percentile(sorted: &[u64], p: f64) -> u64 {
+    let rank = (p / 100.0 * sorted.len() as f64).ceil() as usize;
+    sorted[rank.clamp(1, sorted.len()) - 1]
+}
+
+// ---------------------------------------------------------------------------
+// Reporting
+// ---------------------------------------------------------------------------
+
+struct Machine {
+    cpus: usize,
+    arch: String,
+    rustc: String,
+}
+
+impl Machine {
+    fn detect() -> Machine {
+        // The first line a command prints, or `None` if it cannot run.
+        let first_line = |program: &str, arg: &str| {
+            let output = Command::new(program).arg(arg).output().ok()?;
+            let text = String::from_utf8(output.stdout).ok()?;
+            Some(text.lines().next()?.trim().to_string())
+        };
+        Machine {
+            cpus: thread::available_parallelism().map_or(1, |n| n.get()),
+            arch: first_line("uname", "-m").unwrap_or_else(|| std::env::consts::ARCH.to_string()),
+            rustc: first_line("rustc", "--version")
+                .unwrap_or_else(|| "rustc (unknown version)".into()),
+        }
+    }
+}
+
+/// The Markdown table; a cell that misses its target ends in `!`.
+fn table(rows: &[Row], machine: &Machine) -> String {
+    let mark = |cell: String, ok: bool| if ok { cell } else { cell + "!" };
+    let mut out = String::new();
+    out += "| chapter | request | cold start median (ms) | round trip median (µs) \
+            | round trip p99 (µs) | pipelined (frames/s) | peak memory (MiB) |\n";
+    out += "|---|---|--:|--:|--:|--:|--:|\n";
+    for row in rows {
+        let memory = match row.peak_mib {
+            Some(mib) => mark(format!("{mib:.1}"), mib < TARGET_PEAK_MIB),
+            None => "n/a".to_string(),
+        };
+        writeln!(
+            out,
+            "| {} | {} | {} | {} | {:.1} | {} | {} |",
+            row.chapter,
+            row.request,
+            mark(
+                format!("{:.2}", row.cold_start_median_ms),
+                row.cold_start_median_ms < TARGET_COLD_START_MS
+            ),
+            mark(
+                format!("{:.1}", row.round_trip_median_us),
+                row.round_trip_median_us < TARGET_ROUND_TRIP_US
+            ),
+            row.round_trip_p99_us,
+            mark(
+                thousands(row.frames_per_s as u64),
+                row.frames_per_s > TARGET_FRAMES_PER_S
+            ),
+            memory,
+        )
+        .unwrap();
+    }
+    out += "\ntargets on a 2-core machine: cold start < 2 ms, round trip median < 30 µs, \
+            > 150,000 pipelined frames/s, < 4 MiB peak memory (`!` marks a miss)\n";
+    writeln!(
+        out,
+        "machine: {} CPUs, {}, {}",
+        machine.cpus, machine.arch, machine.rustc
+    )
+    .unwrap();
+    out
+}
+
+/// 1234567 → "1,234,567".
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, digit) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(digit);
+    }
+    out
+}
+
+/// The same numbers as JSON, for the book's appendix.
+fn write_json(
+    path: &Path,
+    rows: &[Row],
+    machine: &Machine,
+    options: &Options,
+) -> Result<(), String> {
+    let round = |x: f64, digits: i32| (x * 10f64.powi(digits)).round() / 10f64.powi(digits);
+    let results: Vec<Value> = rows
+        .iter()
+        .map(|row| {
+            json!({
+                "chapter": row.chapter,
+                "request": row.request,
+                "cold_start_ms": {
+                    "median": round(row.cold_start_median_ms, 3),
+                    "min": round(row.cold_start_min_ms, 3),
+                },
+                "round_trip_us": {
+                    "median": round(row.round_trip_median_us, 2),
+                    "p99": round(row.round_trip_p99_us, 2),
+                },
+                "pipelined_frames_per_s": row.frames_per_s.round(),
+                "peak_memory_mib": row.peak_mib.map(|mib| round(mib, 2)),
+            })
+        })
+        .collect();
+    let document = json!({
+        "machine": { "cpus": machine.cpus, "arch": machine.arch, "rustc": machine.rustc },
+        "settings": {
+            "cold_start_runs": options.runs,
+            "round_trip_warm_up": WARM_UP,
+            "round_trips": ROUND_TRIPS,
+            "pipelined_frames": PIPELINED,
+        },
+        "targets": {
+            "cold_start_median_ms": TARGET_COLD_START_MS,
+            "round_trip_median_us": TARGET_ROUND_TRIP_US,
+            "pipelined_frames_per_s": TARGET_FRAMES_PER_S,
+            "peak_memory_mib": TARGET_PEAK_MIB,
+        },
+        "results": results,
+    });
+    if let Some(dir) = path.parent().filter(|dir| !dir.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)
+            .map_err(|err| format!("cannot create {}: {err}", dir.display()))?;
+    }
+    let text = serde_json::to_string_pretty(&document).unwrap() + "\n";
+    std::fs::write(path, text).map_err(|err| format!("cannot write {}: {err}", path.display()))
+}
