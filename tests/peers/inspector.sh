@@ -89,8 +89,44 @@ check_03() {
     echo "ok  tools/call add(x, 3): isError"
 }
 
+# ---- Chapter 05: the notes (resources, from chapter 04) and prompts ----------
+
+check_05() {
+    # resources/list; the Inspector follows nextCursor through all three pages.
+    inspect --method resources/list
+    [[ $status -eq 0 ]] || fail "resources/list failed"
+    holds 'len(r["result"]["resources"]) == 9 and r["result"]["resources"][0]["uri"] == "note://backoff"' \
+        || fail "resources/list: expected the 9 built-in notes, note://backoff first"
+    echo "ok  resources/list: 9 resources, every page"
+
+    inspect --method resources/templates/list
+    [[ $status -eq 0 ]] || fail "resources/templates/list failed"
+    holds '[t["uriTemplate"] for t in r["result"]["resourceTemplates"]] == ["note://{key}"]' \
+        || fail "resources/templates/list: expected the one template note://{key}"
+    echo "ok  resources/templates/list: note://{key}"
+
+    inspect --method resources/read --uri note://backoff
+    [[ $status -eq 0 ]] || fail "resources/read note://backoff failed"
+    holds 'r["result"]["contents"][0]["mimeType"] == "text/plain" and r["result"]["contents"][0]["text"].startswith("Retry a failed call")' \
+        || fail "resources/read note://backoff: expected its text"
+    echo "ok  resources/read note://backoff: text"
+
+    inspect --method resources/read --uri note://status.png
+    [[ $status -eq 0 ]] || fail "resources/read note://status.png failed"
+    holds 'r["result"]["contents"][0]["mimeType"] == "image/png" and r["result"]["contents"][0]["blob"].startswith("iVBORw0KGgo")' \
+        || fail "resources/read note://status.png: expected a base64 PNG"
+    echo "ok  resources/read note://status.png: base64 blob"
+
+    inspect --method prompts/get --prompt-name explain_note --prompt-args key=backoff audience=ops
+    [[ $status -eq 0 ]] || fail "prompts/get explain_note failed"
+    holds 'r["result"]["messages"][0]["content"]["type"] == "resource" and r["result"]["messages"][0]["content"]["resource"]["uri"] == "note://backoff" and "ops" in r["result"]["messages"][1]["content"]["text"]' \
+        || fail "prompts/get explain_note: expected the embedded note, then the request"
+    echo "ok  prompts/get explain_note(key=backoff, audience=ops): embedded resource"
+}
+
 case $chapter in
     03) check_03 ;;
+    05) check_05 ;;
     *)
         echo "inspector.sh: no checks for chapter $chapter" >&2
         exit 2

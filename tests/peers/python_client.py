@@ -11,11 +11,12 @@ Prints one line per check; on the first failure prints why and exits 1.
 Run it with the interpreter from .peers/venv (tests/peers/install.sh makes it).
 """
 
+import base64
 import sys
 
 import anyio
-from mcp import Client, StdioServerParameters
-from mcp.types import TextContent
+from mcp import Client, MCPError, StdioServerParameters
+from mcp.types import BlobResourceContents, EmbeddedResource, ResourceLink, TextContent, TextResourceContents
 
 # How long to wait for any one answer, and for the whole run, in seconds.
 READ_TIMEOUT = 10
@@ -83,10 +84,128 @@ async def check_call_add_bad_argument(client):
     ok("call_tool add('x', 3)", f"isError: {text_of(result)}")
 
 
+# ---- Chapter 05: the notes (resources, from chapter 04) and prompts ---------
+#
+# The server runs without --notes-dir, so it offers its nine built-in notes:
+# eight text notes and one PNG, three to a page.
+
+BACKOFF = "Retry a failed call after 100 ms, then 200 ms, then 400 ms, with random jitter; give up after five tries."
+
+
+async def check_list_tools_05(client):
+    result = await client.list_tools()
+    names = [tool.name for tool in result.tools]
+    expect(names == ["add", "search_notes"], f"expected the tools add and search_notes, got {names}")
+    ok("list_tools", ", ".join(names))
+
+
+async def check_list_resources_all_pages(client):
+    # Walk the pages by hand, sending each nextCursor back as cursor.
+    uris, cursor, pages = [], None, 0
+    while True:
+        result = await client.list_resources(cursor=cursor)
+        pages += 1
+        uris += [str(resource.uri) for resource in result.resources]
+        cursor = result.next_cursor
+        if cursor is None:
+            break
+        expect(pages < 10, f"resources/list still has a nextCursor after {pages} pages")
+    expect(pages == 3, f"expected 3 pages of resources, got {pages}")
+    expect(len(uris) == 9 and uris == sorted(uris), f"expected 9 resources sorted by URI, got {uris}")
+    expect("note://backoff" in uris and "note://status.png" in uris, f"built-in notes missing from {uris}")
+    ok("list_resources, every page", f"{len(uris)} resources in {pages} pages")
+
+
+async def check_list_resource_templates(client):
+    result = await client.list_resource_templates()
+    templates = [template.uri_template for template in result.resource_templates]
+    expect(templates == ["note://{key}"], f"expected the one template note://{{key}}, got {templates}")
+    ok("list_resource_templates", templates[0])
+
+
+async def check_read_text_resource(client):
+    result = await client.read_resource("note://backoff")
+    expect(len(result.contents) == 1, f"expected one item in contents, got {len(result.contents)}")
+    item = result.contents[0]
+    expect(isinstance(item, TextResourceContents), f"note://backoff is not text: {item!r}")
+    expect(item.text == BACKOFF and item.mime_type == "text/plain", f"unexpected note://backoff: {item!r}")
+    ok("read_resource note://backoff", f"text/plain, {len(item.text)} characters")
+
+
+async def check_read_blob_resource(client):
+    result = await client.read_resource("note://status.png")
+    item = result.contents[0]
+    expect(isinstance(item, BlobResourceContents), f"note://status.png is not a blob: {item!r}")
+    png = base64.b64decode(item.blob, validate=True)
+    expect(item.mime_type == "image/png" and png.startswith(b"\x89PNG\r\n\x1a\n"), "the blob is not a PNG")
+    expect(len(png) == 69, f"expected 69 bytes of PNG, got {len(png)}")
+    ok("read_resource note://status.png", f"image/png blob, {len(png)} bytes after base64 decoding")
+
+
+async def check_read_missing_resource(client):
+    try:
+        await client.read_resource("note://kubernetes")
+    except MCPError as error:
+        expect(error.error.code == -32002, f"expected error -32002, got {error.error.code}")
+        ok("read_resource note://kubernetes", f"error {error.error.code}: {error.error.message}")
+        return
+    raise CheckFailed("reading note://kubernetes did not fail")
+
+
+async def check_search_notes(client):
+    result = await client.call_tool("search_notes", {"query": "retry"})
+    expect(not result.is_error, f"search_notes reported an error: {text_of(result)!r}")
+    links = [str(block.uri) for block in result.content if isinstance(block, ResourceLink)]
+    expect(links == ["note://backoff", "note://idempotency"], f"unexpected resource links {links}")
+    ok("call_tool search_notes('retry')", f"links {', '.join(links)}")
+
+
+async def check_list_prompts(client):
+    result = await client.list_prompts()
+    prompts = {prompt.name: prompt for prompt in result.prompts}
+    expect(list(prompts) == ["explain_note", "incident_review"], f"unexpected prompts {list(prompts)}")
+    required = {argument.name: argument.required for argument in prompts["explain_note"].arguments}
+    expect(required == {"key": True, "audience": False}, f"unexpected explain_note arguments {required}")
+    ok("list_prompts", ", ".join(prompts))
+
+
+async def check_get_prompt(client):
+    result = await client.get_prompt("explain_note", {"key": "backoff", "audience": "the support team"})
+    expect(len(result.messages) == 2, f"expected 2 messages, got {len(result.messages)}")
+    embedded, request = result.messages[0].content, result.messages[1].content
+    expect(isinstance(embedded, EmbeddedResource), f"the first message is not an embedded resource: {embedded!r}")
+    expect(str(embedded.resource.uri) == "note://backoff" and embedded.resource.text == BACKOFF, "wrong embedded note")
+    expect(isinstance(request, TextContent) and "the support team" in request.text, f"audience not filled in: {request!r}")
+    ok("get_prompt explain_note(key=backoff)", "an embedded note://backoff, then the request")
+
+
+async def check_get_prompt_missing_argument(client):
+    try:
+        await client.get_prompt("explain_note", {})
+    except MCPError as error:
+        expect(error.error.code == -32602, f"expected error -32602, got {error.error.code}")
+        ok("get_prompt explain_note()", f"error {error.error.code}: {error.error.message}")
+        return
+    raise CheckFailed("get_prompt without the required key did not fail")
+
+
 # The checks each chapter runs, in order, after the handshake. A later chapter
 # adds its own list here (it may start from the previous chapter's).
 CHECKS = {
     "03": [check_list_tools, check_call_add, check_call_add_bad_argument],
+    "05": [
+        check_list_tools_05,
+        check_call_add,
+        check_search_notes,
+        check_list_resources_all_pages,
+        check_list_resource_templates,
+        check_read_text_resource,
+        check_read_blob_resource,
+        check_read_missing_resource,
+        check_list_prompts,
+        check_get_prompt,
+        check_get_prompt_missing_argument,
+    ],
 }
 
 

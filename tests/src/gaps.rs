@@ -163,7 +163,7 @@ pub fn starter_files(chapter: &Chapter) -> Result<Vec<(PathBuf, String)>, String
         let content = if file == Path::new("Cargo.toml") {
             starter_manifest(chapter, &text)
         } else if is_rust(&file) {
-            starter_source(&text)
+            rustfmt(&starter_source(&text))?
         } else {
             text
         };
@@ -264,6 +264,32 @@ pub fn learner_regions(text: &str) -> Vec<(String, String)> {
             (region.id, body.join("\n"))
         })
         .collect()
+}
+
+/// Starters are formatted like the rest of the workspace, so that
+/// `cargo fmt` and `cargo xtask starters` never undo each other.
+fn rustfmt(source: &str) -> Result<String, String> {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new("rustfmt")
+        .args(["--edition", "2024", "--emit", "stdout"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|err| format!("cannot run rustfmt (rustup component add rustfmt): {err}"))?;
+    let mut stdin = child.stdin.take().expect("stdin is piped");
+    let input = source.to_string();
+    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
+    let output = child.wait_with_output().map_err(|err| err.to_string())?;
+    writer.join().ok();
+    if !output.status.success() {
+        return Err(format!(
+            "rustfmt rejected a generated starter:\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        ));
+    }
+    String::from_utf8(output.stdout).map_err(|err| err.to_string())
 }
 
 fn is_rust(file: &Path) -> bool {

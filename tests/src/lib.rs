@@ -10,9 +10,12 @@
 //!   binary named by `MCP_BIN`) and builds it;
 //! - [`runner`] drives a server binary through a transcript and explains the
 //!   first difference;
+//! - [`client_runner`] drives a client or an agent (chapters 6 on): the
+//!   `replay-server` binary plays its servers, a stub HTTP server its model;
 //! - [`gaps`] turns the marked solutions into starter crates;
 //! - [`course`] knows the layout; [`jsondiff`] and [`textdiff`] explain differences.
 
+pub mod client_runner;
 pub mod course;
 pub mod gaps;
 pub mod jsondiff;

@@ -29,9 +29,11 @@ fn hang_guard() -> Duration {
 }
 
 /// Starts `bin`, writes `input` to its stdin, closes stdin and collects
-/// everything it writes until it exits.
+/// everything it writes until it exits. It runs in the workspace root, so a
+/// relative path in `# args:` means the same thing from every caller.
 pub fn run(bin: &Path, args: &[String], input: Vec<u8>) -> Result<Run, String> {
     let output = assert_cmd::Command::new(bin)
+        .current_dir(crate::course::root())
         .args(args)
         .write_stdin(input)
         .timeout(hang_guard())
@@ -79,11 +81,8 @@ pub fn split_lines(bytes: &[u8]) -> Vec<&[u8]> {
 /// Checks `transcript` against `target`; `Err` holds the report to print.
 pub fn check(transcript: &Transcript, target: &Target) -> Result<(), String> {
     if transcript.runner != "server" {
-        return Err(format!(
-            "{}: this runner only drives servers, not {:?}",
-            transcript.path.display(),
-            transcript.runner
-        ));
+        // Hosts (`client`, `agent`) are driven the other way round.
+        return crate::client_runner::check(transcript, target);
     }
     let run = run(
         &target.path,
@@ -153,7 +152,7 @@ fn describe_expected(want: &Expected<'_>) -> String {
 }
 
 /// `None` if `actual` is an acceptable rendering of `expected`.
-fn compare_line(expected: &[u8], actual: &[u8], exact: bool) -> Option<String> {
+pub fn compare_line(expected: &[u8], actual: &[u8], exact: bool) -> Option<String> {
     if !actual.ends_with(b"\n") {
         return Some(
             "the frame is not terminated by a newline: every frame ends with \\n.".to_string(),

@@ -77,23 +77,29 @@ impl Target {
 /// Builds one package's binary (once per test process) and returns its path.
 /// Builds are serialized: cargo would serialize them anyway, noisily.
 pub fn build(package: &str) -> Result<PathBuf, String> {
+    build_bin(package, package)
+}
+
+/// Builds binary `bin` of `package` (once per test process): the replay
+/// server is `replay-server` of `wire-tests`.
+pub fn build_bin(package: &str, bin: &str) -> Result<PathBuf, String> {
     static BUILT: Mutex<Option<HashMap<String, Result<PathBuf, String>>>> = Mutex::new(None);
     let mut built = BUILT
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
     let built = built.get_or_insert_with(HashMap::new);
     built
-        .entry(package.to_string())
-        .or_insert_with(|| cargo_build(package))
+        .entry(format!("{package} {bin}"))
+        .or_insert_with(|| cargo_build(package, bin))
         .clone()
 }
 
-fn cargo_build(package: &str) -> Result<PathBuf, String> {
+fn cargo_build(package: &str, bin: &str) -> Result<PathBuf, String> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
     // JSON messages tell us where the binary landed, whatever CARGO_TARGET_DIR
     // says; diagnostics are still rendered for humans on stderr.
     let output = Command::new(cargo)
-        .args(["build", "--quiet", "--package", package, "--bin", package])
+        .args(["build", "--quiet", "--package", package, "--bin", bin])
         .arg("--message-format=json-render-diagnostics")
         .current_dir(course::root())
         .output()

@@ -13,10 +13,33 @@
 //! [notes] -> {...}                               a frame on the connection named "notes"
 //! => {...}   <= {...}                            host to model, model to host
 //! ~> {...}   <~ {...}                            harness to hook, hook to harness
+//! | text                                         a line the program prints on stdout
 //! ```
 //!
 //! A `->`/`<-` line without `!` is sent or expected exactly as written,
 //! followed by one `\n`: it need not be valid JSON (bad input is a lesson too).
+//!
+//! Hosts (chapter 6 on) are tested the other way round, with `# runner: client`
+//! or `# runner: agent` (see `client_runner`): the program under test is the
+//! client, and the transcript plays its servers and its model.
+//!
+//! ```text
+//! # runner: client                          the binary under test is a client
+//! # args: --server add={replay:add} list    {replay:NAME} becomes the command of
+//! #                                         a replay server for channel NAME
+//! # env: WIRE_TIMEOUT_MS=500                an environment variable (repeatable)
+//! # stderr: timed out                       text its stderr must contain (repeatable)
+//! [add] -> {...}                            what the client must send to server add
+//! [add] <- {...}                            what server add answers, sent as soon
+//!                                           as the client frame before it arrived
+//! | tools (1):                              the client's stdout, line by line
+//! ```
+//!
+//! A server frame is sent only once the client frame before it (on the same
+//! channel) has arrived, so a reply written *after* a later client frame is
+//! a reply the server withholds until then: that is how a transcript makes a
+//! client time out. When a transcript has `|` lines, the program's stdout
+//! must be exactly those lines; without any, stdout is not checked.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -35,16 +58,19 @@ pub enum Direction {
     HarnessToHook,
     /// `<~`: a hook to the harness (its stdout and exit status).
     HookToHarness,
+    /// `|`: a line the program under test prints on its own stdout.
+    Stdout,
 }
 
 impl Direction {
-    const ALL: [(&'static str, Direction); 6] = [
+    const ALL: [(&'static str, Direction); 7] = [
         ("->", Direction::ClientToServer),
         ("<-", Direction::ServerToClient),
         ("=>", Direction::HostToModel),
         ("<=", Direction::ModelToHost),
         ("~>", Direction::HarnessToHook),
         ("<~", Direction::HookToHarness),
+        ("|", Direction::Stdout),
     ];
 
     pub fn arrow(self) -> &'static str {
@@ -64,6 +90,7 @@ impl Direction {
             Direction::ModelToHost => "model to host",
             Direction::HarnessToHook => "harness to hook",
             Direction::HookToHarness => "hook to harness",
+            Direction::Stdout => "the program's stdout",
         }
     }
 }
@@ -98,6 +125,10 @@ pub struct Transcript {
     pub exit: i32,
     /// Who the binary under test is: `server` (default) or another runner's name.
     pub runner: String,
+    /// `# env: KEY=VALUE` lines: the environment of the program under test.
+    pub env: Vec<(String, String)>,
+    /// `# stderr: text` lines: text its stderr must contain.
+    pub stderr: Vec<String>,
     pub frames: Vec<Frame>,
 }
 
@@ -137,6 +168,8 @@ impl Transcript {
             args: Vec::new(),
             exit: 0,
             runner: "server".to_string(),
+            env: Vec::new(),
+            stderr: Vec::new(),
             frames: Vec::new(),
         };
         for (index, raw) in text.lines().enumerate() {
@@ -175,6 +208,13 @@ impl Transcript {
                     .map_err(|_| format!("exit must be a number, not {value:?}"))?
             }
             "runner" => self.runner = value.to_string(),
+            "env" => {
+                let (name, value) = value
+                    .split_once('=')
+                    .ok_or_else(|| format!("write `# env: NAME=VALUE`, not {value:?}"))?;
+                self.env.push((name.to_string(), value.to_string()));
+            }
+            "stderr" => self.stderr.push(value.to_string()),
             _ => {} // Any other "word: text" is an ordinary comment.
         }
         Ok(())
@@ -210,7 +250,7 @@ fn parse_frame(raw: &str, line: usize) -> Result<Frame, String> {
         .find_map(|(arrow, direction)| rest.strip_prefix(arrow).map(|rest| (*direction, rest)))
         .ok_or_else(|| {
             format!(
-                "a frame line starts with ->, <-, =>, <=, ~> or <~, not {:?}",
+                "a frame line starts with ->, <-, =>, <=, ~>, <~ or |, not {:?}",
                 first_chars(raw)
             )
         })?;
@@ -297,6 +337,18 @@ mod tests {
         assert_eq!(t.frames[1].direction, Direction::ServerToClient);
         assert_eq!(t.frames[2].channel.as_deref(), Some("notes"));
         assert_eq!(t.frames[2].direction, Direction::HostToModel);
+    }
+
+    #[test]
+    fn reads_host_metadata_and_stdout_lines() {
+        let text = "# runner: client\n# env: A=b=c\n# stderr: timed out\n| tools (1):\n|\n";
+        let t = Transcript::parse(Path::new("t.wire"), text).unwrap();
+        assert_eq!(t.runner, "client");
+        assert_eq!(t.env, [("A".to_string(), "b=c".to_string())]);
+        assert_eq!(t.stderr, ["timed out"]);
+        assert_eq!(t.frames[0].direction, Direction::Stdout);
+        assert_eq!(t.frames[0].bytes, b"tools (1):\n");
+        assert_eq!(t.frames[1].bytes, b"\n");
     }
 
     #[test]

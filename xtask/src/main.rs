@@ -101,6 +101,8 @@ fn spawn(
 ) -> Result<(std::process::Child, mpsc::Receiver<Vec<u8>>), String> {
     let mut child = Command::new(&target.path)
         .args(args)
+        // Transcript arguments (fixture folders) are relative to the workspace root.
+        .current_dir(course::root())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
@@ -132,6 +134,14 @@ fn play(args: &[String]) -> Result<(), String> {
     let target = target_arg(args, &chapter)?;
     let transcript =
         Transcript::load(&chapter.transcript_path("tour")).map_err(|err| err.to_string())?;
+    if transcript.runner != "server" {
+        // From chapter 6 on the binary is a host: it starts its own servers.
+        return Err(format!(
+            "chapter {} is a host, not a server: run it with `cargo run -p {} -- --trace`",
+            chapter.dir,
+            chapter.solution_package()
+        ));
+    }
     println!(
         "chapter {} — {} — {}\n",
         chapter.dir, transcript.name, target.label

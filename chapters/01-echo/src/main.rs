@@ -62,7 +62,9 @@ fn echo(mut input: impl BufRead, output: &mut impl Write) -> io::Result<u64> {
         line.clear();
         // TODO(ch01/echo-line): read one line; on end of input return the count;
         // otherwise write the line back, newline-terminated, and flush.
-        todo!("ch01/echo-line: read one line; on end of input return the count; otherwise write the line back, newline-terminated, and flush.")
+        todo!(
+            "ch01/echo-line: read one line; on end of input return the count; otherwise write the line back, newline-terminated, and flush."
+        )
         // END(ch01/echo-line)
     }
 }

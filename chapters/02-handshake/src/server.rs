@@ -106,7 +106,10 @@ impl Server {
         );
         // TODO(ch02/negotiate): agree on a protocol version, remember it, and
         // answer with the version, the server's capabilities and its identity.
-        Err(RpcError::new(-32603, "TODO(ch02/negotiate): answer initialize".into()))
+        Err(RpcError::new(
+            -32603,
+            "TODO(ch02/negotiate): answer initialize".into(),
+        ))
         // END(ch02/negotiate)
     }
     // ANCHOR_END: initialize
@@ -118,7 +121,9 @@ impl Server {
 fn negotiate(requested: &str) -> &'static str {
     // TODO(ch02/pick-version): return the requested version if it is in
     // SUPPORTED_PROTOCOL_VERSIONS, otherwise LATEST_PROTOCOL_VERSION.
-    todo!("ch02/pick-version: return the requested version if it is in SUPPORTED_PROTOCOL_VERSIONS, otherwise LATEST_PROTOCOL_VERSION.")
+    todo!(
+        "ch02/pick-version: return the requested version if it is in SUPPORTED_PROTOCOL_VERSIONS, otherwise LATEST_PROTOCOL_VERSION."
+    )
     // END(ch02/pick-version)
 }
 // ANCHOR_END: negotiate

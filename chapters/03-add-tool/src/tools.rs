@@ -15,7 +15,9 @@ pub fn list() -> Value {
 fn add_definition() -> Value {
     // TODO(ch03/tool-definition): describe `add`: name, title, description,
     // an inputSchema with two required numbers a and b, and an outputSchema.
-    todo!("ch03/tool-definition: describe `add`: name, title, description, an inputSchema with two required numbers a and b, and an outputSchema.")
+    todo!(
+        "ch03/tool-definition: describe `add`: name, title, description, an inputSchema with two required numbers a and b, and an outputSchema."
+    )
     // END(ch03/tool-definition)
 }
 // ANCHOR_END: list
@@ -50,7 +52,9 @@ pub fn call(params: Option<Value>) -> Result<Value, RpcError> {
 fn tool_result(sum: Value) -> Value {
     // TODO(ch03/tool-result): the structured result {"sum": …}, and the same
     // JSON as text for clients that do not read structuredContent.
-    todo!("ch03/tool-result: the structured result {{\"sum\": …}}, and the same JSON as text for clients that do not read structuredContent.")
+    todo!(
+        "ch03/tool-result: the structured result {{\"sum\": …}}, and the same JSON as text for clients that do not read structuredContent."
+    )
     // END(ch03/tool-result)
 }
 
@@ -71,7 +75,9 @@ const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
 fn add(arguments: &Map<String, Value>) -> Result<Value, String> {
     // TODO(ch03/add): reject unknown arguments, read a and b as numbers,
     // and refuse a sum that is not finite.
-    todo!("ch03/add: reject unknown arguments, read a and b as numbers, and refuse a sum that is not finite.")
+    todo!(
+        "ch03/add: reject unknown arguments, read a and b as numbers, and refuse a sum that is not finite."
+    )
     // END(ch03/add)
 }
 
