@@ -186,7 +186,7 @@ fn first_byte_difference(expected: &[u8], actual: &[u8]) -> String {
         .position(|(a, b)| a != b)
         .unwrap_or(expected.len().min(actual.len()));
     format!(
-        "first difference at byte {at} (expected {} bytes, got {}); the reference solution must match the transcript byte for byte — run `just bless` if the change is intended.",
+        "first difference at byte {at} (expected {} bytes, got {}); the reference solution must match the transcript byte for byte (if the change is intended: `just bless` rewrites server transcripts; client ones are edited by hand).",
         expected.len(),
         actual.len()
     )
