@@ -42,14 +42,10 @@ pub fn replay_frames<'a>(transcript: &'a Transcript, channel: Option<&str>) -> V
         .collect()
 }
 
-/// Compares one client frame, like the server runner compares server frames.
-pub fn compare_client_frame(expected: &[u8], actual: &[u8], exact: bool) -> Option<String> {
-    runner::compare_line(expected, actual, exact)
-}
-
 /// Checks `transcript` against the host binary `target`.
 pub fn check(transcript: &Transcript, target: &Target) -> Result<(), String> {
-    let fail = |run: Option<&Run>, problem: String| report(transcript, target, run, &problem);
+    let fail =
+        |run: Option<&Run>, problem: String| runner::report(transcript, target, run, &problem);
     if !matches!(transcript.runner.as_str(), "client" | "agent") {
         let problem = format!("unknown runner {:?}", transcript.runner);
         return Err(fail(None, problem));
@@ -89,7 +85,7 @@ pub fn check(transcript: &Transcript, target: &Target) -> Result<(), String> {
     };
     env.extend(transcript.env.iter().cloned());
 
-    let run = run_host(&target.path, &args, &env);
+    let run = runner::run(&target.path, &args, &env, Vec::new());
     let model_verdict = stub.map(StubModel::finish);
     let run = run.map_err(|e| fail(None, e))?;
     let ran = Some(&run);
@@ -183,27 +179,6 @@ fn report_dir(transcript: &Transcript) -> Result<PathBuf, String> {
     std::fs::create_dir_all(&dir)
         .map_err(|err| format!("cannot create {}: {err}", dir.display()))?;
     Ok(dir)
-}
-
-fn run_host(bin: &Path, args: &[String], env: &[(String, String)]) -> Result<Run, String> {
-    let seconds = std::env::var("MCP_TIMEOUT_SECS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(60);
-    let mut command = assert_cmd::Command::new(bin);
-    command.args(args).timeout(Duration::from_secs(seconds));
-    for (name, value) in env {
-        command.env(name, value);
-    }
-    let output = command
-        .write_stdin(Vec::new())
-        .output()
-        .map_err(|err| format!("cannot run {}: {err}", bin.display()))?;
-    Ok(Run {
-        stdout: output.stdout,
-        stderr: output.stderr,
-        status: output.status.code(),
-    })
 }
 
 fn compare_stdout(transcript: &Transcript, stdout: &[u8]) -> Option<String> {
@@ -470,40 +445,6 @@ fn check_request<'a>(
     })
 }
 // ANCHOR_END: stub_model
-
-fn report(transcript: &Transcript, target: &Target, run: Option<&Run>, problem: &str) -> String {
-    let relative = transcript
-        .path
-        .strip_prefix(crate::course::root())
-        .unwrap_or(&transcript.path);
-    let compared = if target.exact() {
-        "byte for byte"
-    } else {
-        "as JSON values"
-    };
-    let mut text = format!(
-        "scenario {} ({})\ntarget   {} (frames compared {compared})\n\n{problem}\n",
-        transcript.name,
-        relative.display(),
-        target.label
-    );
-    if let Some(book) = &transcript.book {
-        let (page, section) = book.split_once('#').unwrap_or((book, ""));
-        text +=
-            &format!("\nwhy: read book/src/{page}, section #{section} (`just book` to open it)\n");
-    }
-    if let Some(run) = run.filter(|run| !run.stderr.is_empty()) {
-        let stderr = String::from_utf8_lossy(&run.stderr);
-        let lines: Vec<&str> = stderr.lines().collect();
-        let tail = &lines[lines.len().saturating_sub(20)..];
-        text += &format!(
-            "\nthe program's stderr (last {} lines):\n  {}\n",
-            tail.len(),
-            tail.join("\n  ")
-        );
-    }
-    text
-}
 
 #[cfg(test)]
 mod tests {

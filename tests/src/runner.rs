@@ -28,13 +28,20 @@ fn hang_guard() -> Duration {
     Duration::from_secs(seconds)
 }
 
-/// Starts `bin`, writes `input` to its stdin, closes stdin and collects
-/// everything it writes until it exits. It runs in the workspace root, so a
-/// relative path in `# args:` means the same thing from every caller.
-pub fn run(bin: &Path, args: &[String], input: Vec<u8>) -> Result<Run, String> {
+/// Starts `bin` with `env` added to its environment, writes `input` to its
+/// stdin, closes stdin and collects everything it writes until it exits. It
+/// runs in the workspace root, so a relative path in `# args:` means the same
+/// thing from every caller.
+pub fn run(
+    bin: &Path,
+    args: &[String],
+    env: &[(String, String)],
+    input: Vec<u8>,
+) -> Result<Run, String> {
     let output = assert_cmd::Command::new(bin)
         .current_dir(crate::course::root())
         .args(args)
+        .envs(env.iter().map(|(name, value)| (name, value)))
         .write_stdin(input)
         .timeout(hang_guard())
         .output()
@@ -87,6 +94,7 @@ pub fn check(transcript: &Transcript, target: &Target) -> Result<(), String> {
     let run = run(
         &target.path,
         &transcript.args,
+        &[],
         transcript.bytes_in(Direction::ClientToServer),
     )
     .map_err(|err| report(transcript, target, None, &err))?;
@@ -210,7 +218,13 @@ pub fn shorten(bytes: &[u8]) -> String {
     }
 }
 
-fn report(transcript: &Transcript, target: &Target, run: Option<&Run>, problem: &str) -> String {
+/// The failure report shared by the server and host runners.
+pub fn report(
+    transcript: &Transcript,
+    target: &Target,
+    run: Option<&Run>,
+    problem: &str,
+) -> String {
     let relative = transcript
         .path
         .strip_prefix(crate::course::root())
@@ -234,9 +248,9 @@ fn report(transcript: &Transcript, target: &Target, run: Option<&Run>, problem: 
     if let Some(run) = run.filter(|run| !run.stderr.is_empty()) {
         let stderr = String::from_utf8_lossy(&run.stderr);
         let lines: Vec<&str> = stderr.lines().collect();
-        let tail = &lines[lines.len().saturating_sub(15)..];
+        let tail = &lines[lines.len().saturating_sub(20)..];
         text += &format!(
-            "\nthe server's stderr (last {} lines):\n  {}\n",
+            "\nthe program's stderr (last {} lines):\n  {}\n",
             tail.len(),
             tail.join("\n  ")
         );
@@ -256,7 +270,7 @@ pub fn bless(transcript: &Transcript, text: &str, bin: &Path) -> Result<String, 
             .iter()
             .flat_map(|frame| frame.bytes.clone())
             .collect();
-        let run = run(bin, &transcript.args, input)?;
+        let run = run(bin, &transcript.args, &[], input)?;
         if run.stdout.len() < seen {
             return Err(format!(
                 "{}: output shrank when more input was sent; is the server deterministic?",

@@ -16,7 +16,8 @@ use std::io::{self, BufRead, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use wire_tests::client_runner::{compare_client_frame, replay_frames};
+use wire_tests::client_runner::replay_frames;
+use wire_tests::runner::compare_line;
 use wire_tests::runner::shorten;
 use wire_tests::transcript::{Direction, Transcript};
 
@@ -96,7 +97,7 @@ fn replay(transcript: &Transcript, channel: Option<&str>) -> Result<(), String> 
             ));
         };
         client_seen += 1;
-        if let Some(difference) = compare_client_frame(&frame.bytes, &line, exact) {
+        if let Some(difference) = compare_line(&frame.bytes, &line, exact) {
             return Err(format!(
                 "client frame {client_seen} of {client_total} (transcript line {}) differs.\n  \
                  expected: {}\n  actual:   {}\n  {difference}",
