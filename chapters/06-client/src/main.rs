@@ -157,28 +157,29 @@ fn print_catalogue(host: &Host) {
         .servers
         .iter()
         .flat_map(|s| s.resources.iter().map(|r| (&s.name, r)));
-    for (index, (server, resource)) in resources.enumerate() {
-        if index == 0 {
-            println!("resources:");
-        }
-        println!(
-            "  {server} {}  {}",
-            resource["uri"].as_str().unwrap_or("?"),
-            resource["name"].as_str().unwrap_or("")
-        );
-    }
+    print_entries("resources", resources, "uri", "name");
     let prompts = host
         .servers
         .iter()
         .flat_map(|s| s.prompts.iter().map(|p| (&s.name, p)));
-    for (index, (server, prompt)) in prompts.enumerate() {
+    print_entries("prompts", prompts, "name", "description");
+}
+
+/// Prints a "title:" heading and one line per (server, entry), if there are any.
+fn print_entries<'a>(
+    title: &str,
+    entries: impl Iterator<Item = (&'a String, &'a Value)>,
+    key: &str,
+    detail: &str,
+) {
+    for (index, (server, entry)) in entries.enumerate() {
         if index == 0 {
-            println!("prompts:");
+            println!("{title}:");
         }
+        let name = entry[key].as_str().unwrap_or("?");
         println!(
-            "  {server} {}  {}",
-            prompt["name"].as_str().unwrap_or("?"),
-            prompt["description"].as_str().unwrap_or("")
+            "  {server} {name}  {}",
+            entry[detail].as_str().unwrap_or("")
         );
     }
 }
