@@ -5,7 +5,7 @@
 default:
     @just --list
 
-# Play chapter NN's tour against its server, every frame shown both ways (add --starter for your crate).
+# Play chapter NN's tour against its server, every frame shown both ways (hosts: their demo, traced). --starter for your crate.
 run NN *FLAGS:
     cargo xtask run {{NN}} {{FLAGS}}
 

@@ -21,6 +21,7 @@ const USAGE: &str = "\
 usage: cargo xtask <command>
 
   run NN [--starter]           play chapter NN's tour and show every frame both ways
+                               (hosts, from chapter 6: run their demo with --trace)
   trace NN [--starter | --bin PATH]
                                start chapter NN's server; type frames, see both ways
   diff NN                      your chapters/NN crate against the solution, gap by gap
@@ -127,20 +128,31 @@ fn spawn(
     Ok((child, receiver))
 }
 
-/// `run NN`: plays the chapter's `tour` transcript against a real process,
-/// waiting after each client frame for the replies the transcript expects.
+/// `run NN`: plays the chapter's `tour` transcript against a real server
+/// process, waiting after each client frame for the replies the transcript
+/// expects. A host (chapter 6 on) runs its own demo instead.
 fn play(args: &[String]) -> Result<(), String> {
     let chapter = chapter_arg(args)?;
     let target = target_arg(args, &chapter)?;
     let transcript =
         Transcript::load(&chapter.transcript_path("tour")).map_err(|err| err.to_string())?;
     if transcript.runner != "server" {
-        // From chapter 6 on the binary is a host: it starts its own servers.
-        return Err(format!(
-            "chapter {} is a host, not a server: run it with `cargo run -p {} -- --trace`",
-            chapter.dir,
-            chapter.solution_package()
-        ));
+        // From chapter 6 on the binary is a host: it starts its own servers,
+        // and with no action runs its own demo; --trace shows every frame.
+        println!(
+            "chapter {} — its demo, with --trace — {}\n",
+            chapter.dir, target.label
+        );
+        let status = Command::new(&target.path)
+            .arg("--trace")
+            .current_dir(course::root())
+            .status()
+            .map_err(|err| format!("cannot start {}: {err}", target.path.display()))?;
+        return if status.success() {
+            Ok(())
+        } else {
+            Err(format!("the host exited with {status}"))
+        };
     }
     println!(
         "chapter {} — {} — {}\n",
@@ -185,6 +197,13 @@ fn play(args: &[String]) -> Result<(), String> {
 /// directions are pretty-printed.
 fn trace(args: &[String]) -> Result<(), String> {
     let chapter = chapter_arg(args)?;
+    let tour = Transcript::load(&chapter.transcript_path("tour")).map_err(|err| err.to_string())?;
+    if tour.runner != "server" {
+        return Err(format!(
+            "chapter {} is a host: it writes the frames itself; `cargo xtask run {:02}` shows them",
+            chapter.dir, chapter.number
+        ));
+    }
     let target = target_arg(args, &chapter)?;
     eprintln!(
         "tracing {} — type one JSON-RPC message per line, Ctrl-D to close stdin.",

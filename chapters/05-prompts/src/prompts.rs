@@ -97,15 +97,19 @@ impl Prompt {
         let mut names: Vec<String> = self
             .arguments
             .iter()
-            .map(|argument| match argument.required {
-                true => format!("{} (required)", argument.name),
-                false => argument.name.to_string(),
+            .map(|argument| {
+                if argument.required {
+                    format!("{} (required)", argument.name)
+                } else {
+                    argument.name.to_string()
+                }
             })
             .collect();
         let last = names.pop().unwrap_or_default();
-        match names.is_empty() {
-            true => last,
-            false => format!("{} and {last}", names.join(", ")),
+        if names.is_empty() {
+            last
+        } else {
+            format!("{} and {last}", names.join(", "))
         }
     }
 }
