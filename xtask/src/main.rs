@@ -2,6 +2,7 @@
 //! everything works with plain cargo too.
 
 mod bench;
+mod bundle;
 
 use std::fs;
 use std::io::{self, BufRead, BufReader, Write};
@@ -30,6 +31,8 @@ usage: cargo xtask <command>
   bless [NN]                   rewrite the server frames of transcripts from the solutions
   bench [NN ...] [--runs N] [--json PATH]
                                measure start-up, round trip, throughput and memory
+  bundle DIR                   a copy of the course for a room without internet:
+                               the repository, vendored crates, the built book
 ";
 
 fn main() -> ExitCode {
@@ -43,6 +46,7 @@ fn main() -> ExitCode {
         Some("changes") => changes(rest),
         Some("bless") => bless(rest),
         Some("bench") => bench::run(rest),
+        Some("bundle") => bundle::run(rest),
         _ => Err(USAGE.to_string()),
     };
     match result {
