@@ -50,6 +50,10 @@ bench *NN:
 peers NN="03":
     bash tests/peers/run.sh {{NN}}
 
+# Write a copy of the course for a room without internet (repository, vendored crates, built book).
+bundle DIR:
+    cargo xtask bundle {{DIR}}
+
 # What CI runs.
 ci:
     bash .ci/run

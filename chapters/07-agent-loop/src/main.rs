@@ -179,14 +179,17 @@ fn parse_args(args: &[String]) -> Result<Cli, String> {
 
 /// Chapter 3's server, started through cargo from this workspace: cargo
 /// builds it if needed, and the path works wherever the workspace lives.
+/// `--config` brings the workspace's cargo settings along (in an offline
+/// room, its vendored crates) whatever folder the demo is started from.
 fn chapter_three_server() -> ServerConfig {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
     let manifest = concat!(env!("CARGO_MANIFEST_DIR"), "/../../Cargo.toml");
+    let config = concat!(env!("CARGO_MANIFEST_DIR"), "/../../.cargo/config.toml");
     ServerConfig {
         name: "add".to_string(),
         command: [&cargo, "run", "--quiet", "--manifest-path", manifest]
             .into_iter()
-            .chain(["--package", "ch03-add-tool-solution"])
+            .chain(["--config", config, "--package", "ch03-add-tool-solution"])
             .map(str::to_string)
             .collect(),
     }
