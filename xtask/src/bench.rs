@@ -157,6 +157,7 @@ fn bench(args: &[String]) -> Result<(), String> {
     };
     let chapters = server_chapters(&options.chapters)?;
     let started = Instant::now();
+    // Every build first, so no compiler runs while the clock does.
     let mut binaries = Vec::new();
     for chapter in &chapters {
         let package = chapter.solution_package();
@@ -167,17 +168,17 @@ fn bench(args: &[String]) -> Result<(), String> {
     let watchdog = Watchdog::start();
     let mut rows = Vec::new();
     for (chapter, exe) in chapters.iter().zip(&binaries) {
-        let chapter = &chapter.dir;
-        eprintln!("bench: {chapter}: {} cold starts", options.runs);
+        let name = &chapter.dir;
+        eprintln!("bench: {name}: {} cold starts", options.runs);
         let (cold, capabilities) = cold_start(exe, options.runs, &watchdog)?;
         let cold_median = percentile(&cold, 50.0) as f64 / 1e6;
         let cold_min = cold[0] as f64 / 1e6;
         for kind in requests_for(&capabilities) {
-            eprintln!("bench: {chapter}: {}", kind.label);
+            eprintln!("bench: {name}: {}", kind.label);
             let (round_trips, frames_per_s, peak_mib) = measure(exe, kind, &watchdog)
-                .map_err(|err| format!("{chapter} ({}): {err}", kind.label))?;
+                .map_err(|err| format!("{name} ({}): {err}", kind.label))?;
             rows.push(Row {
-                chapter: chapter.clone(),
+                chapter: name.clone(),
                 request: kind.label,
                 cold_start_median_ms: cold_median,
                 cold_start_min_ms: cold_min,
