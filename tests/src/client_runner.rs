@@ -51,14 +51,18 @@ pub fn check(transcript: &Transcript, target: &Target) -> Result<(), String> {
         return Err(fail(None, problem));
     }
     let replay = target::build_bin("wire-tests", "replay-server").map_err(|e| fail(None, e))?;
-    let dir = report_dir(transcript).map_err(|e| fail(None, e))?;
+    // Removed when `check` returns, whatever it returns.
+    let dir = ReportDir::create(transcript).map_err(|e| fail(None, e))?;
     let args: Vec<String> = transcript
         .args
         .iter()
         .map(|arg| expand_replay(arg, &replay, &transcript.path))
         .collect();
     let mut env = vec![
-        ("WIRE_REPLAY_REPORT".to_string(), dir.display().to_string()),
+        (
+            "WIRE_REPLAY_REPORT".to_string(),
+            dir.0.display().to_string(),
+        ),
         (
             "WIRE_REPLAY_EXACT".to_string(),
             if target.exact() { "1" } else { "0" }.to_string(),
@@ -81,7 +85,12 @@ pub fn check(transcript: &Transcript, target: &Target) -> Result<(), String> {
             .map_err(|e| fail(None, e.to_string()))?;
         env.push(("ANTHROPIC_BASE_URL".into(), format!("http://{address}")));
         env.push(("ANTHROPIC_API_KEY".into(), TEST_API_KEY.into()));
-        Some(StubModel::start(listener, model, target.exact(), key))
+        let script = Script {
+            exchanges: model,
+            exact: target.exact(),
+            key,
+        };
+        Some(StubModel::start(listener, script))
     };
     env.extend(transcript.env.iter().cloned());
 
@@ -104,7 +113,7 @@ pub fn check(transcript: &Transcript, target: &Target) -> Result<(), String> {
         .collect();
     for channel in channels {
         let label = channel.unwrap_or_else(|| "-".to_string());
-        match std::fs::read_to_string(dir.join(format!("{label}.txt"))) {
+        match std::fs::read_to_string(dir.0.join(format!("{label}.txt"))) {
             Ok(text) if text == "ok" => {}
             Ok(text) => return Err(fail(ran, format!("server [{label}]: {text}"))),
             Err(_) => {
@@ -116,7 +125,6 @@ pub fn check(transcript: &Transcript, target: &Target) -> Result<(), String> {
             }
         }
     }
-    let _ = std::fs::remove_dir_all(&dir);
     if let Some(Err(problem)) = model_verdict {
         return Err(fail(ran, format!("the model: {problem}")));
     }
@@ -167,18 +175,30 @@ fn expand_replay(arg: &str, replay: &Path, transcript: &Path) -> String {
     out
 }
 
-fn report_dir(transcript: &Transcript) -> Result<PathBuf, String> {
-    static COUNT: AtomicUsize = AtomicUsize::new(0);
-    let dir = std::env::temp_dir().join(format!(
-        "wire-replay-{}-{}-{}",
-        std::process::id(),
-        transcript.name,
-        COUNT.fetch_add(1, Ordering::Relaxed)
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir)
-        .map_err(|err| format!("cannot create {}: {err}", dir.display()))?;
-    Ok(dir)
+/// The folder where the replay servers write their verdicts, one file per
+/// channel. It is removed when dropped, so a failed check leaves none behind.
+struct ReportDir(PathBuf);
+
+impl ReportDir {
+    fn create(transcript: &Transcript) -> Result<ReportDir, String> {
+        static COUNT: AtomicUsize = AtomicUsize::new(0);
+        let dir = std::env::temp_dir().join(format!(
+            "wire-replay-{}-{}-{}",
+            std::process::id(),
+            transcript.name,
+            COUNT.fetch_add(1, Ordering::Relaxed)
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir)
+            .map_err(|err| format!("cannot create {}: {err}", dir.display()))?;
+        Ok(ReportDir(dir))
+    }
+}
+
+impl Drop for ReportDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }
 
 fn compare_stdout(transcript: &Transcript, stdout: &[u8]) -> Option<String> {
@@ -246,6 +266,15 @@ fn model_exchanges(transcript: &Transcript) -> Vec<Exchange> {
 }
 
 // ANCHOR: stub_model
+/// What the stub model expects: the transcript's model turns, in order.
+struct Script {
+    exchanges: Vec<Exchange>,
+    /// Compare bodies byte for byte (solutions) or as JSON values.
+    exact: bool,
+    /// The `x-api-key` every request must carry.
+    key: String,
+}
+
 /// A stub of the Messages API: plain HTTP/1.1 on 127.0.0.1, one request
 /// per connection, checked against the transcript.
 struct StubModel {
@@ -254,15 +283,10 @@ struct StubModel {
 }
 
 impl StubModel {
-    fn start(
-        listener: TcpListener,
-        exchanges: Vec<Exchange>,
-        exact: bool,
-        key: String,
-    ) -> StubModel {
+    fn start(listener: TcpListener, script: Script) -> StubModel {
         let done = Arc::new(AtomicBool::new(false));
         let stop = Arc::clone(&done);
-        let thread = thread::spawn(move || serve(listener, exchanges, exact, &key, &stop));
+        let thread = thread::spawn(move || serve(listener, &script, &stop));
         StubModel { done, thread }
     }
 
@@ -275,13 +299,7 @@ impl StubModel {
     }
 }
 
-fn serve(
-    listener: TcpListener,
-    exchanges: Vec<Exchange>,
-    exact: bool,
-    key: &str,
-    done: &AtomicBool,
-) -> Result<(), String> {
+fn serve(listener: TcpListener, script: &Script, done: &AtomicBool) -> Result<(), String> {
     listener.set_nonblocking(true).map_err(|e| e.to_string())?;
     let mut next = 0;
     loop {
@@ -289,12 +307,12 @@ fn serve(
             Ok((stream, _)) => stream,
             Err(err) if err.kind() == std::io::ErrorKind::WouldBlock => {
                 if done.load(Ordering::SeqCst) {
-                    return match exchanges.get(next) {
+                    return match script.exchanges.get(next) {
                         None => Ok(()),
                         Some(missing) => Err(format!(
                             "request {} of {} (transcript line {}) never came.\n  expected: {}",
                             next + 1,
-                            exchanges.len(),
+                            script.exchanges.len(),
                             missing.request.line,
                             runner::shorten(&missing.request.bytes)
                         )),
@@ -305,73 +323,77 @@ fn serve(
             }
             Err(err) => return Err(format!("accept failed: {err}")),
         };
-        let verdict = answer(
-            stream,
-            exchanges.get(next),
-            next,
-            exchanges.len(),
-            exact,
-            key,
-        );
-        verdict?;
+        answer(stream, script, next)?;
         next += 1;
     }
 }
 
-/// Reads one request, checks it, and answers it (with a 400 on a mismatch).
-fn answer(
-    mut stream: TcpStream,
-    exchange: Option<&Exchange>,
-    index: usize,
-    total: usize,
-    exact: bool,
-    key: &str,
-) -> Result<(), String> {
+/// One HTTP request, as the stub read it.
+struct Request {
+    /// `POST /v1/messages HTTP/1.1`.
+    line: String,
+    /// Names in lower case.
+    headers: Vec<(String, String)>,
+    /// The body and a `\n`, to compare like a transcript frame.
+    body: Vec<u8>,
+}
+
+impl Request {
+    fn read(stream: &TcpStream) -> Result<Request, String> {
+        let mut reader = BufReader::new(stream.try_clone().map_err(|e| e.to_string())?);
+        let mut line = String::new();
+        reader.read_line(&mut line).map_err(|e| e.to_string())?;
+        let mut headers = Vec::new();
+        loop {
+            let mut header = String::new();
+            reader.read_line(&mut header).map_err(|e| e.to_string())?;
+            let header = header.trim_end();
+            if header.is_empty() {
+                break;
+            }
+            if let Some((name, value)) = header.split_once(':') {
+                headers.push((name.trim().to_ascii_lowercase(), value.trim().to_string()));
+            }
+        }
+        let mut request = Request {
+            line,
+            headers,
+            body: Vec::new(),
+        };
+        let length: usize = request
+            .header("content-length")
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0);
+        request.body = vec![0; length];
+        reader
+            .read_exact(&mut request.body)
+            .map_err(|e| e.to_string())?;
+        request.body.push(b'\n');
+        Ok(request)
+    }
+
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// Reads request number `index` (from 0), checks it, and answers it (with a
+/// 400 on a mismatch).
+fn answer(mut stream: TcpStream, script: &Script, index: usize) -> Result<(), String> {
     stream.set_nonblocking(false).map_err(|e| e.to_string())?;
     stream
         .set_read_timeout(Some(Duration::from_secs(30)))
         .map_err(|e| e.to_string())?;
-    let mut reader = BufReader::new(stream.try_clone().map_err(|e| e.to_string())?);
-    let mut request_line = String::new();
-    reader
-        .read_line(&mut request_line)
-        .map_err(|e| e.to_string())?;
-    let mut headers = Vec::new();
-    loop {
-        let mut line = String::new();
-        reader.read_line(&mut line).map_err(|e| e.to_string())?;
-        let line = line.trim_end();
-        if line.is_empty() {
-            break;
-        }
-        if let Some((name, value)) = line.split_once(':') {
-            headers.push((name.trim().to_ascii_lowercase(), value.trim().to_string()));
-        }
-    }
-    let header = |name: &str| {
-        headers
-            .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, v)| v.as_str())
-    };
-    let length: usize = header("content-length")
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(0);
-    let mut body = vec![0; length];
-    reader.read_exact(&mut body).map_err(|e| e.to_string())?;
-    body.push(b'\n');
-
-    let problem = check_request(
-        &request_line,
-        &header,
-        &body,
-        exchange,
-        index,
-        total,
-        exact,
-        key,
-    );
-    let (status, reply) = match (&problem, exchange.and_then(|e| e.reply.as_ref())) {
+    let request = Request::read(&stream)?;
+    let problem = script.check(index, &request);
+    let expected_reply = script
+        .exchanges
+        .get(index)
+        .and_then(|exchange| exchange.reply.as_ref());
+    let (status, reply) = match (&problem, expected_reply) {
         (None, Some(reply)) => ("200 OK", reply.bytes.clone()),
         (None, None) => (
             "500 Internal Server Error",
@@ -397,52 +419,46 @@ fn answer(
     }
 }
 
-#[allow(clippy::too_many_arguments)]
-fn check_request<'a>(
-    request_line: &str,
-    header: &dyn Fn(&str) -> Option<&'a str>,
-    body: &[u8],
-    exchange: Option<&Exchange>,
-    index: usize,
-    total: usize,
-    exact: bool,
-    key: &str,
-) -> Option<String> {
-    let position = format!("request {} of {total}", index + 1);
-    let Some(exchange) = exchange else {
-        return Some(format!(
-            "the host sent {} requests, more than the {total} expected. The extra one:\n  {}",
-            index + 1,
-            runner::shorten(body)
-        ));
-    };
-    let mut words = request_line.split_whitespace();
-    let (method, path) = (words.next().unwrap_or(""), words.next().unwrap_or(""));
-    if method != "POST" || path != "/v1/messages" {
-        return Some(format!(
-            "{position}: expected POST /v1/messages, got {method} {path}"
-        ));
-    }
-    for (name, want) in [
-        ("x-api-key", key),
-        ("anthropic-version", "2023-06-01"),
-        ("content-type", "application/json"),
-    ] {
-        let got = header(name);
-        if got != Some(want) {
+impl Script {
+    /// What is wrong with request number `index` (from 0), if anything.
+    fn check(&self, index: usize, request: &Request) -> Option<String> {
+        let total = self.exchanges.len();
+        let position = format!("request {} of {total}", index + 1);
+        let Some(exchange) = self.exchanges.get(index) else {
             return Some(format!(
-                "{position}: header {name} should be {want:?}, got {got:?}"
+                "the host sent {} requests, more than the {total} expected. The extra one:\n  {}",
+                index + 1,
+                runner::shorten(&request.body)
+            ));
+        };
+        let mut words = request.line.split_whitespace();
+        let (method, path) = (words.next().unwrap_or(""), words.next().unwrap_or(""));
+        if method != "POST" || path != "/v1/messages" {
+            return Some(format!(
+                "{position}: expected POST /v1/messages, got {method} {path}"
             ));
         }
+        for (name, want) in [
+            ("x-api-key", self.key.as_str()),
+            ("anthropic-version", "2023-06-01"),
+            ("content-type", "application/json"),
+        ] {
+            let got = request.header(name);
+            if got != Some(want) {
+                return Some(format!(
+                    "{position}: header {name} should be {want:?}, got {got:?}"
+                ));
+            }
+        }
+        runner::compare_line(&exchange.request.bytes, &request.body, self.exact).map(|difference| {
+            format!(
+                "{position} (transcript line {}) differs.\n  expected: {}\n  actual:   {}\n  {difference}",
+                exchange.request.line,
+                runner::shorten(&exchange.request.bytes),
+                runner::shorten(&request.body)
+            )
+        })
     }
-    runner::compare_line(&exchange.request.bytes, body, exact).map(|difference| {
-        format!(
-            "{position} (transcript line {}) differs.\n  expected: {}\n  actual:   {}\n  {difference}",
-            exchange.request.line,
-            runner::shorten(&exchange.request.bytes),
-            runner::shorten(body)
-        )
-    })
 }
 // ANCHOR_END: stub_model
 

@@ -266,6 +266,23 @@ pub fn learner_regions(text: &str) -> Vec<(String, String)> {
         .collect()
 }
 
+/// A solution file as a later chapter copies it: the code of each gap kept,
+/// its markers (`GAP` and its instruction, `starter:`, `END`) dropped.
+pub fn without_markers(text: &str) -> String {
+    let mut out = String::new();
+    for part in regions(text, "GAP").0 {
+        let lines = match part {
+            Part::Line(line) => vec![line],
+            Part::Gap(region) => region.body,
+        };
+        for line in lines {
+            out += &line;
+            out.push('\n');
+        }
+    }
+    out
+}
+
 /// Starters are formatted like the rest of the workspace, so that
 /// `cargo fmt` and `cargo xtask starters` never undo each other.
 fn rustfmt(source: &str) -> Result<String, String> {

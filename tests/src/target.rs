@@ -90,16 +90,22 @@ pub fn build_bin(package: &str, bin: &str) -> Result<PathBuf, String> {
     let built = built.get_or_insert_with(HashMap::new);
     built
         .entry(format!("{package} {bin}"))
-        .or_insert_with(|| cargo_build(package, bin))
+        .or_insert_with(|| cargo_build(package, bin, false))
         .clone()
 }
 
-fn cargo_build(package: &str, bin: &str) -> Result<PathBuf, String> {
+/// Builds one package's binary in release mode, for `cargo xtask bench`.
+pub fn build_release(package: &str) -> Result<PathBuf, String> {
+    cargo_build(package, package, true)
+}
+
+fn cargo_build(package: &str, bin: &str, release: bool) -> Result<PathBuf, String> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
     // JSON messages tell us where the binary landed, whatever CARGO_TARGET_DIR
     // says; diagnostics are still rendered for humans on stderr.
     let output = Command::new(cargo)
         .args(["build", "--quiet", "--package", package, "--bin", bin])
+        .args(release.then_some("--release"))
         .arg("--message-format=json-render-diagnostics")
         .current_dir(course::root())
         .output()

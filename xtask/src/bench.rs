@@ -1,7 +1,7 @@
 //! `cargo xtask bench`: how fast are the chapter servers?
 //!
-//! For each server chapter (02 to 05), the benchmark builds the reference
-//! solution in release mode and drives the binary over real pipes, exactly
+//! For each server chapter (each chapter whose tour opens with `initialize`),
+//! the benchmark builds the reference solution in release mode and drives the binary over real pipes, exactly
 //! as an MCP client would. It measures four things:
 //!
 //! 1. cold start: spawn the binary, send `initialize`, read the reply;
@@ -19,7 +19,6 @@
 //! while pipelining gains from the second CPU. Run it twice before believing
 //! a difference.
 
-use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -30,20 +29,20 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
+use wire_tests::course::Chapter;
+use wire_tests::target;
+use wire_tests::transcript::{Direction, Transcript};
 
 const USAGE: &str = "\
 Usage: cargo xtask bench [NN ...] [--runs N] [--json PATH]
 
-Benchmarks the chapter servers (solutions/NN-*): chapters 02 to 05, those
-that exist, unless chapter numbers are given.
+Benchmarks the chapters that build an MCP server (their tour opens with
+`initialize`): all of them, unless chapter numbers are given.
 
   --runs N     spawns for the cold-start measurement (default 200)
   --json PATH  also write the numbers as JSON to PATH
 ";
 
-/// The chapters that build servers: Part I, the wire. Chapter 01 echoes
-/// lines but speaks no MCP; Part II (06 onward) builds clients.
-const SERVER_CHAPTERS: std::ops::RangeInclusive<u32> = 2..=5;
 /// Spawns for the cold-start median, unless `--runs` says otherwise.
 const DEFAULT_RUNS: usize = 200;
 /// Round trips thrown away first, so caches and branch predictors are warm.
@@ -55,7 +54,8 @@ const PIPELINED: u64 = 200_000;
 /// A server that leaves us waiting this long is killed and the run fails.
 const HANG_LIMIT: Duration = Duration::from_secs(60);
 
-/// The issue's targets, for a 2-core machine.
+/// What a small stdio server should manage on a 2-core machine (the book's
+/// benchmark appendix gives the reasons); a miss is marked, never fatal.
 const TARGET_COLD_START_MS: f64 = 2.0;
 const TARGET_ROUND_TRIP_US: f64 = 30.0;
 const TARGET_FRAMES_PER_S: f64 = 150_000.0;
@@ -155,30 +155,30 @@ fn bench(args: &[String]) -> Result<(), String> {
         print!("{USAGE}");
         return Ok(());
     };
-    let root = repo_root();
-    let chapters = chapters(&root, &options.chapters)?;
-    let packages: Vec<String> = chapters
-        .iter()
-        .map(|dir| format!("ch{dir}-solution"))
-        .collect();
+    let chapters = server_chapters(&options.chapters)?;
     let started = Instant::now();
-    eprintln!("bench: building {} in release mode", packages.join(", "));
-    let binaries = build(&root, &packages)?;
+    // Every build first, so no compiler runs while the clock does.
+    let mut binaries = Vec::new();
+    for chapter in &chapters {
+        let package = chapter.solution_package();
+        eprintln!("bench: building {package} in release mode");
+        binaries.push(target::build_release(&package)?);
+    }
 
     let watchdog = Watchdog::start();
     let mut rows = Vec::new();
-    for (chapter, package) in chapters.iter().zip(&packages) {
-        let exe = &binaries[package];
-        eprintln!("bench: {chapter}: {} cold starts", options.runs);
+    for (chapter, exe) in chapters.iter().zip(&binaries) {
+        let name = &chapter.dir;
+        eprintln!("bench: {name}: {} cold starts", options.runs);
         let (cold, capabilities) = cold_start(exe, options.runs, &watchdog)?;
         let cold_median = percentile(&cold, 50.0) as f64 / 1e6;
         let cold_min = cold[0] as f64 / 1e6;
         for kind in requests_for(&capabilities) {
-            eprintln!("bench: {chapter}: {}", kind.label);
+            eprintln!("bench: {name}: {}", kind.label);
             let (round_trips, frames_per_s, peak_mib) = measure(exe, kind, &watchdog)
-                .map_err(|err| format!("{chapter} ({}): {err}", kind.label))?;
+                .map_err(|err| format!("{name} ({}): {err}", kind.label))?;
             rows.push(Row {
-                chapter: chapter.clone(),
+                chapter: name.clone(),
                 request: kind.label,
                 cold_start_median_ms: cold_median,
                 cold_start_min_ms: cold_min,
@@ -206,8 +206,8 @@ fn bench(args: &[String]) -> Result<(), String> {
 // ---------------------------------------------------------------------------
 
 struct Options {
-    /// Chapter numbers from the command line; empty means "all of them".
-    chapters: Vec<u32>,
+    /// Chapters named on the command line; empty means "all of them".
+    chapters: Vec<String>,
     runs: usize,
     json: Option<PathBuf>,
 }
@@ -243,110 +243,52 @@ impl Options {
                     };
                 }
                 "--json" => options.json = Some(PathBuf::from(value()?)),
-                _ => match arg.parse() {
-                    Ok(number) => options.chapters.push(number),
-                    Err(_) => return Err(format!("unknown argument {arg:?}\n\n{USAGE}")),
-                },
+                _ if arg.starts_with('-') => {
+                    return Err(format!("unknown argument {arg:?}\n\n{USAGE}"));
+                }
+                _ => options.chapters.push(arg.clone()),
             }
         }
         Ok(Some(options))
     }
 }
 
-/// The repository root: `$WIRE_ROOT` if set (handy when this file is
-/// compiled outside the repository), else the folder above `xtask/`.
-fn repo_root() -> PathBuf {
-    match std::env::var_os("WIRE_ROOT") {
-        Some(root) => PathBuf::from(root),
-        None => Path::new(env!("CARGO_MANIFEST_DIR"))
-            .parent()
-            .unwrap()
-            .to_path_buf(),
-    }
-}
-
-/// The chapter folders to benchmark, e.g. `["02-handshake", "03-add-tool"]`.
-fn chapters(root: &Path, wanted: &[u32]) -> Result<Vec<String>, String> {
-    let solutions = root.join("solutions");
-    let entries = std::fs::read_dir(&solutions)
-        .map_err(|err| format!("cannot list {}: {err}", solutions.display()))?;
-    // Folders named `NN-slug`, by number.
-    let mut found: Vec<(u32, String)> = entries
-        .filter_map(|entry| entry.ok()?.file_name().into_string().ok())
-        .filter_map(|name| Some((name.get(..2)?.parse().ok()?, name)))
-        .filter(|(_, name)| name.as_bytes().get(2) == Some(&b'-'))
-        .collect();
-    found.sort();
-
+/// The chapters to benchmark: those named (each must build a server), or
+/// every chapter that builds one.
+fn server_chapters(wanted: &[String]) -> Result<Vec<Chapter>, String> {
+    let servers: Vec<Chapter> = Chapter::all().into_iter().filter(is_server).collect();
     if wanted.is_empty() {
-        return Ok(found
-            .into_iter()
-            .filter(|(n, _)| SERVER_CHAPTERS.contains(n))
-            .map(|(_, name)| name)
-            .collect());
+        return Ok(servers);
     }
     wanted
         .iter()
-        .map(|&number| {
-            if !SERVER_CHAPTERS.contains(&number) {
-                let (first, last) = SERVER_CHAPTERS.into_inner();
-                return Err(format!(
-                    "chapter {number:02} builds no MCP server; the servers are chapters {first:02} to {last:02}"
-                ));
+        .map(|name| {
+            let chapter = Chapter::find(name)?;
+            if servers.contains(&chapter) {
+                return Ok(chapter);
             }
-            found
-                .iter()
-                .find(|(n, _)| *n == number)
-                .map(|(_, name)| name.clone())
-                .ok_or(format!("no chapter {number:02} in {}", solutions.display()))
+            let known: Vec<String> = servers.iter().map(|c| format!("{:02}", c.number)).collect();
+            Err(format!(
+                "chapter {:02} builds no MCP server; the servers are chapters {}",
+                chapter.number,
+                known.join(", ")
+            ))
         })
         .collect()
 }
 
-/// Builds the packages in release mode and returns each one's binary. Cargo
-/// reports where it put every artifact, so `CARGO_TARGET_DIR` just works.
-fn build(root: &Path, packages: &[String]) -> Result<HashMap<String, PathBuf>, String> {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
-    let mut command = Command::new(&cargo);
-    command.current_dir(root).args([
-        "build",
-        "--release",
-        "--quiet",
-        "--message-format=json-render-diagnostics",
-    ]);
-    for package in packages {
-        command.args(["-p", package]);
-    }
-    // Compiler errors go to stderr (ours); stdout carries one JSON message a line.
-    let output = command
-        .stderr(Stdio::inherit())
-        .output()
-        .map_err(|err| format!("cannot run {cargo}: {err}"))?;
-    if !output.status.success() {
-        return Err(format!("cargo build failed ({})", output.status));
-    }
-    let mut binaries = HashMap::new();
-    for line in String::from_utf8_lossy(&output.stdout).lines() {
-        let Ok(message) = serde_json::from_str::<Value>(line) else {
-            continue;
-        };
-        if message["reason"] != "compiler-artifact" {
-            continue;
-        }
-        if let (Some(name), Some(exe)) = (
-            message["target"]["name"].as_str(),
-            message["executable"].as_str(),
-        ) {
-            binaries.insert(name.to_string(), PathBuf::from(exe));
-        }
-    }
-    match packages
-        .iter()
-        .find(|package| !binaries.contains_key(*package))
-    {
-        Some(missing) => Err(format!("cargo built no binary named {missing}")),
-        None => Ok(binaries),
-    }
+/// A chapter builds an MCP server when its tour is played against a server
+/// (not a host) and opens with `initialize`: chapter 01 echoes lines but
+/// speaks no MCP, and Part II builds hosts.
+fn is_server(chapter: &Chapter) -> bool {
+    let Ok(tour) = Transcript::load(&chapter.transcript_path("tour")) else {
+        return false;
+    };
+    let first = tour.frames_in(Direction::ClientToServer).next();
+    tour.runner == "server"
+        && first
+            .and_then(|frame| serde_json::from_slice::<Value>(&frame.bytes).ok())
+            .is_some_and(|request| request["method"] == "initialize")
 }
 
 // ---------------------------------------------------------------------------
