@@ -402,7 +402,7 @@ fn describe_message(
             format!("`{method}`, id {id}, which was cancelled: nobody waits for it")
         }
         (None, None, Some(id)) => format!("id {id}"),
-        _ => "no id".to_string(),
+        _ => "with no id".to_string(),
     };
     let short_to = match (&answered, &late, &id) {
         (Some(method), _, Some(id)) => format!("{method}  · id {id}"),
@@ -416,7 +416,8 @@ fn describe_message(
             .map(|name| format!(" ({name})"))
             .unwrap_or_default();
         step.style = Style::Error;
-        step.label = format!("error {}{name}, answering {to_what}", code_text(code));
+        let answering = if id.is_some() { "answering " } else { "" };
+        step.label = format!("error {}{name}, {answering}{to_what}", code_text(code));
         step.short = format!("error {} to {short_to}", code_text(code));
     } else if value.get("result").is_some() {
         let tool_error = value.pointer("/result/isError") == Some(&Value::Bool(true));
@@ -426,7 +427,8 @@ fn describe_message(
             Style::Reply
         };
         let flag = if tool_error { " (isError: true)" } else { "" };
-        step.label = format!("result{flag}, answering {to_what}");
+        let answering = if id.is_some() { "answering " } else { "" };
+        step.label = format!("result{flag}, {answering}{to_what}");
         step.short = if tool_error {
             format!("isError result of {short_to}")
         } else {
@@ -512,90 +514,183 @@ fn describe_model_reply(step: &mut Step, value: &Value) {
     }
 }
 
-/// Pretty-prints one line of JSON without parsing it into a map, so that
-/// keys keep their order on the wire and numbers their spelling.
-pub fn pretty_json(text: &str) -> String {
-    let chars: Vec<char> = text.chars().collect();
-    let mut out = String::new();
-    let mut depth = 0usize;
-    let mut in_string = false;
-    let mut escaped = false;
-    let mut index = 0;
-    let newline = |out: &mut String, depth: usize| {
-        out.push('\n');
-        out.push_str(&"  ".repeat(depth));
-    };
-    while index < chars.len() {
-        let c = chars[index];
-        index += 1;
-        if in_string {
-            out.push(c);
-            if escaped {
-                escaped = false;
-            } else if c == '\\' {
-                escaped = true;
-            } else if c == '"' {
-                in_string = false;
-            }
-            continue;
+/// A JSON value as written: scalars keep their text, objects their order.
+enum Node {
+    Scalar(String),
+    Array(Vec<Node>),
+    Object(Vec<(String, Node)>),
+}
+
+/// Reads JSON that serde_json has already accepted.
+fn parse_node(chars: &[char], at: &mut usize) -> Node {
+    let skip = |at: &mut usize| {
+        while chars.get(*at).is_some_and(|c| c.is_whitespace()) {
+            *at += 1;
         }
-        match c {
-            '"' => {
-                in_string = true;
-                out.push(c);
-            }
-            '{' | '[' => {
-                let close = if c == '{' { '}' } else { ']' };
-                let next = chars[index..].iter().position(|c| !c.is_whitespace());
-                if next.map(|offset| chars[index + offset]) == Some(close) {
-                    out.push(c);
-                    out.push(close);
-                    index += next.unwrap_or(0) + 1;
-                } else {
-                    out.push(c);
-                    depth += 1;
-                    newline(&mut out, depth);
+    };
+    skip(at);
+    let string = |at: &mut usize| {
+        let start = *at;
+        *at += 1;
+        while *at < chars.len() && chars[*at] != '"' {
+            *at += if chars[*at] == '\\' { 2 } else { 1 };
+        }
+        *at += 1;
+        chars[start..(*at).min(chars.len())]
+            .iter()
+            .collect::<String>()
+    };
+    match chars.get(*at) {
+        Some('{') | Some('[') => {
+            let object = chars[*at] == '{';
+            *at += 1;
+            let mut fields = Vec::new();
+            let mut items = Vec::new();
+            loop {
+                skip(at);
+                match chars.get(*at) {
+                    Some('}') | Some(']') | None => {
+                        *at += 1;
+                        break;
+                    }
+                    Some(',') => *at += 1,
+                    _ if object => {
+                        let key = string(at);
+                        skip(at);
+                        *at += 1; // the colon
+                        fields.push((key, parse_node(chars, at)));
+                    }
+                    _ => items.push(parse_node(chars, at)),
                 }
             }
-            '}' | ']' => {
-                depth = depth.saturating_sub(1);
-                newline(&mut out, depth);
-                out.push(c);
+            if object {
+                Node::Object(fields)
+            } else {
+                Node::Array(items)
             }
-            ',' => {
-                out.push(',');
-                newline(&mut out, depth);
+        }
+        Some('"') => Node::Scalar(string(at)),
+        _ => {
+            let start = *at;
+            while chars
+                .get(*at)
+                .is_some_and(|c| !matches!(c, ',' | '}' | ']') && !c.is_whitespace())
+            {
+                *at += 1;
             }
-            ':' => out.push_str(": "),
-            c if c.is_whitespace() => {}
-            c => out.push(c),
+            Node::Scalar(chars[start..*at].iter().collect())
         }
     }
+}
+
+/// The node on one line, if it holds no container but empty ones.
+fn inline(node: &Node) -> Option<String> {
+    match node {
+        Node::Scalar(text) => Some(text.clone()),
+        Node::Array(items) if items.is_empty() => Some("[]".to_string()),
+        Node::Object(fields) if fields.is_empty() => Some("{}".to_string()),
+        Node::Array(items) => {
+            let parts: Option<Vec<String>> = items.iter().map(flat).collect();
+            Some(format!("[{}]", parts?.join(", ")))
+        }
+        Node::Object(fields) => {
+            let parts: Option<Vec<String>> = fields
+                .iter()
+                .map(|(key, value)| flat(value).map(|value| format!("{key}: {value}")))
+                .collect();
+            Some(format!("{{ {} }}", parts?.join(", ")))
+        }
+    }
+}
+
+/// A scalar or an empty container.
+fn flat(node: &Node) -> Option<String> {
+    match node {
+        Node::Scalar(text) => Some(text.clone()),
+        Node::Array(items) if items.is_empty() => Some("[]".to_string()),
+        Node::Object(fields) if fields.is_empty() => Some("{}".to_string()),
+        _ => None,
+    }
+}
+
+/// Short containers of scalars stay on one line: `[1, 2]`, `{ "a": 2 }`.
+const INLINE: usize = 60;
+
+fn write_node(out: &mut String, node: &Node, depth: usize, used: usize, top: bool) {
+    if let Some(line) = inline(node) {
+        let small = line.chars().count() <= INLINE && used + line.chars().count() <= MAX_LINE;
+        if matches!(node, Node::Scalar(_)) || (small && !top) || line.len() <= 2 {
+            out.push_str(&line);
+            return;
+        }
+    }
+    let indent = "  ".repeat(depth + 1);
+    let (open, close, entries): (char, char, Vec<(Option<&str>, &Node)>) = match node {
+        Node::Array(items) => ('[', ']', items.iter().map(|item| (None, item)).collect()),
+        Node::Object(fields) => (
+            '{',
+            '}',
+            fields
+                .iter()
+                .map(|(key, value)| (Some(key.as_str()), value))
+                .collect(),
+        ),
+        Node::Scalar(_) => unreachable!("scalars are written inline"),
+    };
+    out.push(open);
+    for (index, (key, value)) in entries.iter().enumerate() {
+        out.push('\n');
+        out.push_str(&indent);
+        let mut used = indent.len();
+        if let Some(key) = key {
+            out.push_str(key);
+            out.push_str(": ");
+            used += key.chars().count() + 2;
+        }
+        write_node(out, value, depth + 1, used + 1, false);
+        if index + 1 < entries.len() {
+            out.push(',');
+        }
+    }
+    out.push('\n');
+    out.push_str(&"  ".repeat(depth));
+    out.push(close);
+}
+
+/// Pretty-prints one line of JSON without parsing it into a map, so that
+/// keys keep their order on the wire and numbers their spelling; short
+/// lists of scalars stay on one line.
+pub fn pretty_json(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let node = parse_node(&chars, &mut 0);
+    let mut out = String::new();
+    write_node(&mut out, &node, 0, 0, true);
     out
 }
 
-/// Splits a line of program output that is too long to read at `MAX_LINE`,
-/// at spaces; continuation lines start with `↪ `.
+/// Splits a line too long to read at `MAX_LINE`, after a space or a comma;
+/// continuation lines start with `↪ `. (The raw transcript keeps the line.)
 fn wrap(line: &str) -> Vec<String> {
     let mut lines = Vec::new();
-    let mut current = String::new();
-    for word in line.split(' ') {
-        let width = current.chars().count() + 1 + word.chars().count();
-        if !current.is_empty() && width > MAX_LINE - 4 && current.trim() != "↪" {
-            lines.push(current);
-            current = "↪ ".to_string();
-        } else if !current.is_empty() || line.starts_with(' ') {
-            current.push(' ');
+    let mut rest: Vec<char> = line.chars().collect();
+    let mut prefix = "";
+    while prefix.chars().count() + rest.len() > MAX_LINE {
+        let room = MAX_LINE - 4 - prefix.chars().count();
+        // Break after the last space or comma that fits, past the indentation.
+        let indent = rest.iter().take_while(|c| **c == ' ').count();
+        let cut = (indent + 1..=room.min(rest.len() - 1))
+            .rev()
+            .find(|&at| matches!(rest[at - 1], ' ' | ','));
+        let Some(cut) = cut else { break };
+        let head: String = rest[..cut].iter().collect();
+        lines.push(format!("{prefix}{}", head.trim_end()));
+        rest = rest[cut..].to_vec();
+        while rest.first() == Some(&' ') {
+            rest.remove(0);
         }
-        current.push_str(word);
+        prefix = "↪ ";
     }
-    lines.push(current);
-    if lines.len() > 1 {
-        // `split(' ')` gives leading spaces back as empty words: keep them.
-        lines[0] = lines[0].trim_start_matches(' ').to_string();
-        let indent = line.len() - line.trim_start().len();
-        lines[0] = format!("{}{}", " ".repeat(indent), lines[0]);
-    }
+    lines.push(format!("{prefix}{}", rest.iter().collect::<String>()));
     lines
 }
 
@@ -881,7 +976,7 @@ mod tests {
         let text = r#"{"b":1,"a":[1e400,-0,{}],"s":"x,:{\"y"}"#;
         assert_eq!(
             pretty_json(text),
-            "{\n  \"b\": 1,\n  \"a\": [\n    1e400,\n    -0,\n    {}\n  ],\n  \"s\": \"x,:{\\\"y\"\n}"
+            "{\n  \"b\": 1,\n  \"a\": [1e400, -0, {}],\n  \"s\": \"x,:{\\\"y\"\n}"
         );
     }
 
