@@ -168,24 +168,17 @@ pub fn sequence(chapter: &Chapter, transcript: &Transcript, raw: &str) -> String
     let index = |lane: &str| lanes.iter().position(|l| l == lane).unwrap_or(0);
     let label = |step: &Step| format!("{}  {}", step.number, step.short);
 
-    // Each gap between neighbouring lanes is wide enough for the labels of
-    // the arrows that cross only it; wider arrows share their gaps.
+    // Each gap between neighbouring lanes is wide enough for the labels it
+    // holds: an arrow's label sits in the leftmost gap it crosses, so that
+    // no lane line runs through it.
     let header = |lane: &str| width_of(lane) + 24.0;
     let mut gaps = vec![150.0_f64; lanes.len().saturating_sub(1)];
     for (gap, width) in gaps.iter_mut().enumerate() {
         *width = width.max((header(&lanes[gap]) + header(&lanes[gap + 1])) / 2.0 + 12.0);
     }
     for step in &steps {
-        let (a, b) = (index(&step.from), index(&step.to));
-        let (low, high) = (a.min(b), a.max(b));
-        let need = width_of(&label(step)) + 28.0;
-        let have: f64 = gaps[low..high].iter().sum();
-        if have < need {
-            let extra = (need - have) / (high - low) as f64;
-            for gap in &mut gaps[low..high] {
-                *gap += extra;
-            }
-        }
+        let low = index(&step.from).min(index(&step.to));
+        gaps[low] = gaps[low].max(width_of(&label(step)) + 48.0);
     }
     let mut xs = vec![MARGIN + header(&lanes[0]) / 2.0];
     for gap in &gaps {
@@ -274,7 +267,7 @@ pub fn sequence(chapter: &Chapter, transcript: &Transcript, raw: &str) -> String
             out,
             "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\" stroke=\"none\"{fill}>\
              <tspan font-weight=\"bold\">{}</tspan>  {}</text>",
-            (x1 + x2) / 2.0,
+            label_x(x1, x2, &xs),
             y - 6.0,
             step.number,
             escape(&step.short)
@@ -284,6 +277,18 @@ pub fn sequence(chapter: &Chapter, transcript: &Transcript, raw: &str) -> String
     legend(&mut out, height - 18.0, &legend_items(&steps, bars > 0));
     out += "</svg>\n";
     out
+}
+
+/// The middle of the leftmost gap between lanes that an arrow crosses.
+fn label_x(x1: f64, x2: f64, xs: &[f64]) -> f64 {
+    let left = x1.min(x2);
+    let right = xs
+        .iter()
+        .copied()
+        .find(|x| *x > left + 6.0)
+        .unwrap_or(x1.max(x2))
+        .min(x1.max(x2));
+    (left + right) / 2.0
 }
 
 /// What the legend explains: only the styles a diagram uses.

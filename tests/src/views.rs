@@ -14,7 +14,7 @@
 //! `cargo xtask changes` writes both; `tests/tests/generated.rs` checks that
 //! they are fresh.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -202,12 +202,21 @@ fn json_of(raw: &str, frame: &Frame) -> Option<(String, Value)> {
     matches!(value, Value::Object(_) | Value::Array(_)).then_some((text, value))
 }
 
+/// What the steps so far have asked, keyed by `channel/id`.
+#[derive(Default)]
+struct Requests {
+    /// Requests still waiting for an answer, and their methods.
+    pending: BTreeMap<String, String>,
+    /// Requests the client gave up on, and their methods.
+    cancelled: BTreeMap<String, String>,
+    /// Requests that sent a cursor: their reply is a page after the first.
+    paged: BTreeSet<String>,
+}
+
 /// The conversation in a transcript, step by step.
 pub fn steps(transcript: &Transcript, raw: &str) -> Vec<Step> {
     let mut steps: Vec<Step> = Vec::new();
-    // `channel/id` → method, for requests still waiting for an answer.
-    let mut pending: BTreeMap<String, String> = BTreeMap::new();
-    let mut cancelled: BTreeMap<String, String> = BTreeMap::new();
+    let mut requests = Requests::default();
     let mut turn = 0;
     for (index, frame) in transcript.frames.iter().enumerate() {
         let (from, to) = lanes(transcript, frame);
@@ -234,7 +243,7 @@ pub fn steps(transcript: &Transcript, raw: &str) -> Vec<Step> {
                     describe_model_reply(&mut step, &value);
                     step.closes = Some(format!("model/{turn}"));
                 }
-                _ => describe_message(&mut step, &value, &channel, &mut pending, &mut cancelled),
+                _ => describe_message(&mut step, &value, &channel, &mut requests),
             }
         } else {
             let text = written(raw, frame);
@@ -325,13 +334,12 @@ fn code_text(code: i64) -> String {
     }
 }
 
-fn describe_message(
-    step: &mut Step,
-    value: &Value,
-    channel: &str,
-    pending: &mut BTreeMap<String, String>,
-    cancelled: &mut BTreeMap<String, String>,
-) {
+fn describe_message(step: &mut Step, value: &Value, channel: &str, requests: &mut Requests) {
+    let Requests {
+        pending,
+        cancelled,
+        paged,
+    } = requests;
     if let Value::Array(items) = value {
         let parts: Vec<String> = items.iter().map(one_line_summary).collect();
         step.style = Style::Request;
@@ -361,7 +369,8 @@ fn describe_message(
                 step.label = format!("request `{method}`, id {id}");
                 step.short = format!("{method}  · id {id}");
                 if let Some(cursor) = value.pointer("/params/cursor").and_then(Value::as_str) {
-                    step.short += &format!(" · cursor {}", clip(cursor, 10));
+                    step.short += &format!(" · cursor {}", clip(cursor, 26));
+                    paged.insert(key(id));
                 }
                 step.opens = Some(key(id));
                 pending.insert(key(id), method.to_string());
@@ -436,8 +445,8 @@ fn describe_message(
         };
         // Pages: the cursor to the next one, or none on the last page.
         match value.pointer("/result/nextCursor").and_then(Value::as_str) {
-            Some(cursor) => step.short += &format!(" · nextCursor {}", clip(cursor, 10)),
-            None if answered.as_deref().is_some_and(|m| m.ends_with("/list")) => {
+            Some(cursor) => step.short += &format!(" · nextCursor {}", clip(cursor, 26)),
+            None if id.as_ref().is_some_and(|id| paged.contains(&key(id))) => {
                 step.short += " · no nextCursor"
             }
             None => {}
