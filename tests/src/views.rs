@@ -929,13 +929,20 @@ pub fn long_code_lines(page: &str) -> Vec<(usize, usize)> {
     let mut long = Vec::new();
     let mut fence: Option<String> = None;
     let mut folded = 0usize;
+    let mut in_diff = false;
     for (index, line) in page.lines().enumerate() {
         let trimmed = line.trim_start();
         if let Some(open) = &fence {
+            // In a diff, a code line sits behind a `+`, `-` or ` `.
+            let code = if in_diff {
+                line.get(1..).unwrap_or_default()
+            } else {
+                line
+            };
             if trimmed.starts_with(open.as_str()) && trimmed.trim_end() == open.as_str() {
                 fence = None;
-            } else if folded == 0 && line.chars().count() > MAX_LINE && !is_single_string(line) {
-                long.push((index + 1, line.chars().count()));
+            } else if folded == 0 && code.chars().count() > MAX_LINE && !is_single_string(code) {
+                long.push((index + 1, code.chars().count()));
             }
             continue;
         }
@@ -944,6 +951,7 @@ pub fn long_code_lines(page: &str) -> Vec<(usize, usize)> {
                 .chars()
                 .take_while(|c| *c == '`' || *c == '~')
                 .collect();
+            in_diff = trimmed[marker.len()..].trim() == "diff";
             fence = Some(marker);
             continue;
         }
@@ -953,9 +961,17 @@ pub fn long_code_lines(page: &str) -> Vec<(usize, usize)> {
     long
 }
 
-/// `"text"`, `"key": "text"`, with an optional trailing comma: one string.
+/// `"text"`, `"key": "text"` or `key = "text"`, with an optional trailing
+/// comma: one string.
 fn is_single_string(line: &str) -> bool {
     let mut rest = line.trim().trim_end_matches(',');
+    // A TOML key: `description = "…"`.
+    if let Some((key, value)) = rest.split_once('=') {
+        let bare = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.');
+        if !key.trim().is_empty() && key.trim().chars().all(bare) {
+            rest = value.trim_start();
+        }
+    }
     let mut strings = 0;
     while !rest.is_empty() {
         if !rest.starts_with('"') {
@@ -1011,9 +1027,10 @@ mod tests {
         let long = "x".repeat(120);
         let page = format!(
             "```text\n{long}\n```\n<details>\n\n```text\n{long}\n```\n\n</details>\n\
-             ```json\n  \"key\": \"{long}\",\n```\n{long}\n"
+             ```json\n  \"key\": \"{long}\",\n```\n{long}\n\
+             ```diff\n+  \"{long}\",\n-  x{long}\n```\n```toml\ndescription = \"{long}\"\n```\n"
         );
-        assert_eq!(long_code_lines(&page), [(2, 120)]);
+        assert_eq!(long_code_lines(&page), [(2, 120), (17, 123)]);
     }
 
     #[test]
