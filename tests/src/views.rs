@@ -266,7 +266,8 @@ pub fn steps(transcript: &Transcript, raw: &str) -> Vec<Step> {
                 }
             }
             if exact {
-                step.label = "exact bytes, written as the transcript spells them".to_string();
+                step.label = "exact bytes: `\"…\"` is a JSON string, `0xHH` one byte, `*N` repeats the one before"
+                    .to_string();
                 step.short = format!("bytes {}", clip(&text, 22));
             } else {
                 step.label = text_label(frame.direction, 1);
