@@ -266,11 +266,27 @@ pub fn steps(transcript: &Transcript, raw: &str) -> Vec<Step> {
                 }
             }
             if exact {
-                step.label = "exact bytes: `\"…\"` is a JSON string, `0xHH` one byte, `*N` repeats the one before"
-                    .to_string();
-                step.short = format!("bytes {}", clip(&text, 22));
+                // Bytes that hold one JSON message still ask or answer something.
+                let message = std::str::from_utf8(&frame.bytes)
+                    .ok()
+                    .and_then(|text| serde_json::from_str::<Value>(text.trim_end()).ok())
+                    .filter(Value::is_object);
+                match message {
+                    Some(value) if frame.direction != Direction::Stdout => {
+                        describe_message(&mut step, &value, &channel, &mut requests);
+                        step.label = format!("{}, as exact bytes", step.label);
+                    }
+                    _ => {
+                        step.label = "exact bytes".to_string();
+                        step.short = format!("bytes {}", clip(&text, 22));
+                    }
+                }
             } else {
-                step.label = text_label(frame.direction, 1);
+                step.label = if text.is_empty() {
+                    "an empty line".to_string()
+                } else {
+                    text_label(frame.direction, 1)
+                };
                 step.short = if text.is_empty() {
                     "an empty line".to_string()
                 } else {
@@ -779,6 +795,16 @@ fn caption(chapter: &Chapter, transcript: &Transcript, raw: &str) -> String {
     }
     for text in &transcript.stderr {
         facts.push(format!("stderr says “{text}”"));
+    }
+    if raw
+        .lines()
+        .any(|line| line.contains(">! ") || line.contains("-! "))
+    {
+        facts.push(
+            "in exact bytes, `\"…\"` is a JSON string, `0xHH` one byte, \
+             and `*N` repeats the one before, N times in all"
+                .to_string(),
+        );
     }
     if let Some(book) = &transcript.book {
         facts.push(format!("pinned for [{book}]({book})"));
