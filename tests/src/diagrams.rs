@@ -31,9 +31,9 @@ pub const SEQUENCES: &[(&str, &str)] = &[
     ("ch07", "tour"),
 ];
 
-/// The transcript whose parties make the introduction's picture of a host,
-/// its clients and their servers.
-pub const PARTS: (&str, &str) = ("ch06", "two_servers");
+/// The transcripts whose parties make the introduction's picture of a host,
+/// its model, its clients and their servers.
+pub const PARTS: &[(&str, &str)] = &[("ch06", "two_servers"), ("ch07", "tour")];
 
 const FONT: f64 = 12.0;
 /// The width of one character of the monospace labels, in pixels.
@@ -58,7 +58,7 @@ pub fn diagram_path(chapter: &Chapter, scenario: &str) -> Option<PathBuf> {
 
 /// Where the introduction's picture of the parties is written.
 pub fn parts_path() -> PathBuf {
-    diagrams_dir().join(format!("{}-{}-parts.svg", PARTS.0, PARTS.1))
+    diagrams_dir().join("host-client-server.svg")
 }
 
 /// Every diagram the book shows.
@@ -70,9 +70,13 @@ pub fn files() -> Result<Vec<(PathBuf, String)>, String> {
         let path = diagram_path(&chapter, scenario).expect("listed in SEQUENCES");
         files.push((path, sequence(&chapter, &transcript, &raw)));
     }
-    let chapter = Chapter::find(PARTS.0)?;
-    let (transcript, _) = load(&chapter, PARTS.1)?;
-    files.push((parts_path(), parts(&chapter, &transcript)));
+    let mut sources = Vec::new();
+    for (id, scenario) in PARTS {
+        let chapter = Chapter::find(id)?;
+        let (transcript, _) = load(&chapter, scenario)?;
+        sources.push((chapter, transcript));
+    }
+    files.push((parts_path(), parts(&sources)));
     Ok(files)
 }
 
@@ -369,12 +373,12 @@ fn arrow(out: &mut String, x1: f64, x2: f64, y: f64, style: Style) {
     arrowhead(out, x2, y, dir, style == Style::Notification, color);
 }
 
-/// The parties of a host transcript: the host with one client per server,
+/// The parties of host transcripts: the host with one client per server,
 /// each connected to its own server, and the model when there is one.
-pub fn parts(chapter: &Chapter, transcript: &Transcript) -> String {
+pub fn parts(sources: &[(Chapter, Transcript)]) -> String {
     // Channels in order of appearance, each with the name its server gives.
     let mut servers: Vec<(String, String)> = Vec::new();
-    for frame in &transcript.frames {
+    for frame in sources.iter().flat_map(|(_, t)| &t.frames) {
         let Some(channel) = &frame.channel else {
             continue;
         };
@@ -394,11 +398,16 @@ pub fn parts(chapter: &Chapter, transcript: &Transcript) -> String {
             }
         }
     }
-    let has_model = transcript
-        .frames
+    let has_model = sources
         .iter()
+        .flat_map(|(_, t)| &t.frames)
         .any(|f| f.direction == Direction::HostToModel);
-    let program = chapter.starter_package();
+    let numbers: Vec<String> = sources.iter().map(|(c, _)| c.number.to_string()).collect();
+    let program = format!("chapters {}", numbers.join(" and "));
+    let names: Vec<String> = sources
+        .iter()
+        .map(|(c, t)| format!("{}/{}", c.id(), t.name))
+        .collect();
 
     let box_h = 44.0;
     let gap = 22.0;
@@ -407,14 +416,15 @@ pub fn parts(chapter: &Chapter, transcript: &Transcript) -> String {
         .iter()
         .map(|(_, info)| width_of(info).max(width_of("server xxxxxxxx")) + 24.0)
         .fold(170.0, f64::max);
-    let host_x = MARGIN + if has_model { 190.0 } else { 0.0 };
+    let model_w = 150.0;
+    let host_x = MARGIN + if has_model { model_w + 210.0 } else { 0.0 };
     let host_w = client_w + 40.0;
     let host_y = MARGIN;
     let inner_top = host_y + 52.0;
     let host_h = 52.0 + servers.len() as f64 * (box_h + gap) + 4.0;
     let server_x = host_x + host_w + 190.0;
     let width = server_x + server_w + MARGIN;
-    let height = host_y + host_h + 52.0;
+    let height = host_y + host_h + MARGIN;
 
     let mut out = String::new();
     svg_open(
@@ -422,9 +432,8 @@ pub fn parts(chapter: &Chapter, transcript: &Transcript) -> String {
         width,
         height,
         &format!(
-            "A host, its clients and their servers, from transcript {}/{}",
-            chapter.id(),
-            transcript.name
+            "A host, its model, its clients and their servers, from transcripts {}",
+            names.join(" and ")
         ),
     );
     let rect = |out: &mut String, x: f64, y: f64, w: f64, h: f64, opacity: f64| {
@@ -490,23 +499,8 @@ pub fn parts(chapter: &Chapter, transcript: &Transcript) -> String {
         );
         // The pipe: stdin one way, stdout the other.
         let (x1, x2) = (cx + client_w + 4.0, server_x - 4.0);
-        let _ = writeln!(
-            out,
-            "<line x1=\"{x1:.1}\" y1=\"{:.1}\" x2=\"{:.1}\" y2=\"{:.1}\" stroke-width=\"1.5\"/>",
-            y + 15.0,
-            x2 - 2.0,
-            y + 15.0
-        );
-        arrowhead(&mut out, x2, y + 15.0, 1.0, false, "currentColor");
-        let _ = writeln!(
-            out,
-            "<line x1=\"{:.1}\" y1=\"{:.1}\" x2=\"{x2:.1}\" y2=\"{:.1}\" stroke-width=\"1.5\" \
-             stroke-dasharray=\"6 4\"/>",
-            x1 + 2.0,
-            y + 31.0,
-            y + 31.0
-        );
-        arrowhead(&mut out, x1, y + 31.0, -1.0, false, "currentColor");
+        arrow(&mut out, x1, x2, y + 15.0, Style::Request);
+        arrow(&mut out, x2, x1, y + 31.0, Style::Reply);
         let mid = (x1 + x2) / 2.0;
         text(
             &mut out,
@@ -526,41 +520,47 @@ pub fn parts(chapter: &Chapter, transcript: &Transcript) -> String {
         );
     }
     if has_model {
-        let y = inner_top;
-        rect(&mut out, MARGIN, y, 130.0, box_h, 0.08);
+        // The model sits left of the host, level with its middle; the host
+        // sends it requests over HTTP and reads its replies.
+        let y = host_y + host_h / 2.0 - box_h / 2.0;
+        rect(&mut out, MARGIN, y, model_w, box_h, 0.08);
         text(
             &mut out,
-            MARGIN + 65.0,
-            y + 27.0,
+            MARGIN + model_w / 2.0,
+            y + 18.0,
             "middle",
             " font-weight=\"bold\"",
             "model",
         );
-        let _ = writeln!(
-            out,
-            "<line x1=\"{:.1}\" y1=\"{:.1}\" x2=\"{:.1}\" y2=\"{:.1}\" stroke-width=\"1.5\"/>",
-            MARGIN + 134.0,
-            y + 22.0,
-            host_x - 4.0,
-            y + 22.0
+        text(
+            &mut out,
+            MARGIN + model_w / 2.0,
+            y + 34.0,
+            "middle",
+            " font-size=\"11\" fill-opacity=\"0.75\"",
+            "behind an HTTP API",
+        );
+        let (x1, x2) = (MARGIN + model_w + 4.0, host_x - 4.0);
+        arrow(&mut out, x2, x1, y + 15.0, Style::Request);
+        arrow(&mut out, x1, x2, y + 31.0, Style::Reply);
+        let mid = (x1 + x2) / 2.0;
+        text(
+            &mut out,
+            mid,
+            y + 10.0,
+            "middle",
+            " font-size=\"11\"",
+            "Messages API request",
         );
         text(
             &mut out,
-            (MARGIN + 130.0 + host_x) / 2.0,
-            y + 14.0,
+            mid,
+            y + 44.0,
             "middle",
             " font-size=\"11\"",
-            "HTTP",
+            "reply: text or tool calls",
         );
     }
-    text(
-        &mut out,
-        MARGIN,
-        height - 16.0,
-        "start",
-        " fill-opacity=\"0.75\" font-size=\"11\"",
-        "one client per server, one pipe per client: each connection has its own ids",
-    );
     out += "</svg>\n";
     out
 }
