@@ -173,22 +173,26 @@ fn lanes(transcript: &Transcript, frame: &Frame) -> (String, String) {
     }
 }
 
-/// The frame as written in the transcript, without channel and arrow.
-fn written(raw: &str, frame: &Frame) -> String {
+/// The frame's line in the transcript, without its channel.
+fn line_of<'a>(raw: &'a str, frame: &Frame) -> &'a str {
     let line = raw.lines().nth(frame.line - 1).unwrap_or_default();
-    let line = match line.strip_prefix('[') {
+    match line.strip_prefix('[') {
         Some(rest) => rest.split_once("] ").map(|(_, rest)| rest).unwrap_or(rest),
         None => line,
-    };
-    let arrow = frame.direction.arrow();
-    let rest = line.strip_prefix(arrow).unwrap_or(line);
+    }
+}
+
+/// The frame as written in the transcript, without channel and arrow.
+fn written(raw: &str, frame: &Frame) -> String {
+    let line = line_of(raw, frame);
+    let rest = line.strip_prefix(frame.direction.arrow()).unwrap_or(line);
     let rest = rest.strip_prefix('!').unwrap_or(rest);
     rest.strip_prefix(' ').unwrap_or(rest).to_string()
 }
 
+/// `->!` and `<-!`: a frame spelled as exact bytes.
 fn is_exact_bytes(raw: &str, frame: &Frame) -> bool {
-    let line = raw.lines().nth(frame.line - 1).unwrap_or_default();
-    line.contains(&format!("{}!", frame.direction.arrow()))
+    line_of(raw, frame).starts_with(&format!("{}!", frame.direction.arrow()))
 }
 
 /// The frame's JSON, when it is one line of JSON.
@@ -796,9 +800,10 @@ fn caption(chapter: &Chapter, transcript: &Transcript, raw: &str) -> String {
     for text in &transcript.stderr {
         facts.push(format!("stderr says “{text}”"));
     }
-    if raw
-        .lines()
-        .any(|line| line.contains(">! ") || line.contains("-! "))
+    if transcript
+        .frames
+        .iter()
+        .any(|frame| is_exact_bytes(raw, frame))
     {
         facts.push(
             "in exact bytes, `\"…\"` is a JSON string, `0xHH` one byte, \
