@@ -564,3 +564,34 @@ pub fn parts(sources: &[(Chapter, Transcript)]) -> String {
     out += "</svg>\n";
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    #[test]
+    fn a_sequence_has_a_lane_per_party_and_an_arrow_per_step() {
+        let raw = "# runner: agent\n\
+                   [add] -> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n\
+                   [add] <- {\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32601,\"message\":\"x\"}}\n\
+                   => {\"messages\":[]}\n\
+                   | stdout is not drawn\n";
+        let t = Transcript::parse(Path::new("t.wire"), raw).unwrap();
+        let chapter = Chapter {
+            number: 7,
+            dir: "07-x".to_string(),
+        };
+        let svg = sequence(&chapter, &t, raw);
+        let lanes: Vec<&str> = ["model", "host", "server add"]
+            .into_iter()
+            .filter(|lane| svg.contains(&format!(">{lane}</text>")))
+            .collect();
+        assert_eq!(lanes, ["model", "host", "server add"]);
+        assert!(svg.contains("<tspan font-weight=\"bold\">1</tspan>  ping  · id 1"));
+        assert!(svg.contains("error −32601 to ping  · id 1"));
+        assert!(svg.contains(ERROR_COLOR));
+        assert!(svg.contains("<tspan font-weight=\"bold\">3</tspan>  POST /v1/messages"));
+        assert!(!svg.contains("stdout"));
+    }
+}

@@ -388,7 +388,13 @@ fn describe_message(step: &mut Step, value: &Value, channel: &str, requests: &mu
             Some(id) => {
                 step.style = Style::Request;
                 step.label = format!("request `{method}`, id {id}");
-                step.short = format!("{method}  · id {id}");
+                // What is called or read says more than the method alone.
+                let what = ["/params/name", "/params/uri"]
+                    .iter()
+                    .find_map(|pointer| value.pointer(pointer).and_then(Value::as_str))
+                    .map(|what| format!(" {}", clip(what, 24)))
+                    .unwrap_or_default();
+                step.short = format!("{method}{what}  · id {id}");
                 if let Some(cursor) = value.pointer("/params/cursor").and_then(Value::as_str) {
                     step.short += &format!(" · cursor {}", clip(cursor, 26));
                     paged.insert(key(id));
@@ -1052,6 +1058,29 @@ mod tests {
         );
         assert_eq!(steps[1].closes.as_deref(), Some("/1"));
         assert_eq!(steps[2].frames, [2, 3]);
+    }
+
+    #[test]
+    fn a_cancelled_request_ends_at_the_cancellation_and_its_reply_is_late() {
+        let raw = "[slow] -> {\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"add\"}}\n\
+                   [slow] -> {\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":3}}\n\
+                   [slow] <- {\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{}}\n";
+        let t =
+            Transcript::parse(Path::new("t.wire"), &format!("# runner: client\n{raw}")).unwrap();
+        let steps = steps(&t, &format!("# runner: client\n{raw}"));
+        assert_eq!(steps[0].opens.as_deref(), Some("slow/3"));
+        assert_eq!(steps[0].short, "tools/call add  · id 3");
+        assert_eq!(steps[1].closes.as_deref(), Some("slow/3"));
+        assert_eq!(
+            (steps[2].from.as_str(), steps[2].to.as_str()),
+            ("server slow", "client")
+        );
+        assert!(
+            steps[2].label.contains("which was cancelled"),
+            "{}",
+            steps[2].label
+        );
+        assert_eq!(steps[2].closes, None);
     }
 
     #[test]
