@@ -58,6 +58,8 @@ pub struct Step {
     pub opens: Option<String>,
     /// `channel/id` of the request this step answers or cancels.
     pub closes: Option<String>,
+    /// The JSON-RPC method it calls, notifies or answers.
+    pub method: Option<String>,
 }
 
 /// Where the view of a scenario is written.
@@ -235,6 +237,7 @@ pub fn steps(transcript: &Transcript, raw: &str) -> Vec<Step> {
             frames: vec![index],
             opens: None,
             closes: None,
+            method: None,
         };
         if let Some((_, value)) = json_of(raw, frame) {
             match frame.direction {
@@ -384,6 +387,7 @@ fn describe_message(step: &mut Step, value: &Value, channel: &str, requests: &mu
     let id = id_text(value);
     let key = |id: &str| format!("{channel}/{id}");
     if let Some(method) = value.get("method").and_then(Value::as_str) {
+        step.method = Some(method.to_string());
         match &id {
             Some(id) => {
                 step.style = Style::Request;
@@ -432,6 +436,7 @@ fn describe_message(step: &mut Step, value: &Value, channel: &str, requests: &mu
     if answered.is_some() {
         step.closes = id.as_ref().map(|id| key(id));
     }
+    step.method = answered.clone().or(late.clone());
     let to_what = match (&answered, &late, &id) {
         (Some(method), _, Some(id)) => format!("`{method}`, id {id}"),
         (None, Some(method), Some(id)) => {
@@ -852,8 +857,31 @@ pub fn render(chapter: &Chapter, transcript: &Transcript, raw: &str) -> String {
              numbers match.</figcaption>\n</figure>\n"
         );
     }
+    // From chapter 3 on, the opening handshake is chapter 2's lesson:
+    // folded, so that the frames the scenario is about come first.
+    let handshake = if chapter.number >= 3 {
+        steps
+            .iter()
+            .take_while(|step| {
+                matches!(
+                    step.method.as_deref(),
+                    Some("initialize" | "notifications/initialized")
+                )
+            })
+            .count()
+    } else {
+        0
+    };
     let mut previous_request: Option<Value> = None;
     for step in &steps {
+        if handshake >= 2 && step.number == 1 {
+            let _ = writeln!(
+                out,
+                "<details>\n<summary>Frames 1 to {handshake}: the handshake \
+                 (<code>initialize</code>, its result, <code>notifications/initialized</code>), \
+                 as in chapter 2</summary>\n"
+            );
+        }
         let first = &transcript.frames[step.frames[0]];
         let _ = writeln!(
             out,
@@ -880,6 +908,9 @@ pub fn render(chapter: &Chapter, transcript: &Transcript, raw: &str) -> String {
                     .collect();
                 fence(&mut out, "text", &lines.join("\n"));
             }
+        }
+        if handshake >= 2 && step.number == handshake {
+            out += "</details>\n\n";
         }
     }
     let _ = writeln!(
