@@ -33,7 +33,7 @@ bless NN="":
 starters:
     cargo xtask starters
 
-# Build the book into book/build (regenerates the "what changed" diffs first).
+# Build the book into book/build (regenerates the "what changed" diffs, frame views and diagrams first).
 book:
     cargo xtask changes
     mdbook build book

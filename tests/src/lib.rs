@@ -17,12 +17,14 @@
 
 pub mod client_runner;
 pub mod course;
+pub mod diagrams;
 pub mod gaps;
 pub mod jsondiff;
 pub mod runner;
 pub mod target;
 pub mod textdiff;
 pub mod transcript;
+pub mod views;
 
 /// Runs one scenario against the binary chosen by the environment and panics
 /// with a readable report if it differs. Each generated `#[test]` calls this.

@@ -16,7 +16,7 @@ use serde_json::Value;
 use wire_tests::course::{self, Chapter};
 use wire_tests::target::Target;
 use wire_tests::transcript::{Direction, Transcript};
-use wire_tests::{gaps, runner, textdiff};
+use wire_tests::{diagrams, gaps, runner, textdiff, views};
 
 const USAGE: &str = "\
 usage: cargo xtask <command>
@@ -27,7 +27,8 @@ usage: cargo xtask <command>
                                start chapter NN's server; type frames, see both ways
   diff NN                      your chapters/NN crate against the solution, gap by gap
   starters [--check]           regenerate chapters/ from the marked solutions
-  changes [--check]            regenerate the book's \"what changed\" diffs
+  changes [--check]            regenerate the book's generated pages: \"what changed\" diffs,
+                               frame views and sequence diagrams
   bless [NN]                   rewrite the server frames of transcripts from the solutions
   bench [NN ...] [--runs N] [--json PATH]
                                measure start-up, round trip, throughput and memory
@@ -318,6 +319,13 @@ fn changes(args: &[String]) -> Result<(), String> {
             fs::write(&path, diff).map_err(|err| err.to_string())?;
         }
     }
+    // The frame views and sequence diagrams, drawn from the transcripts.
+    stale.extend(views::sync(&views::files()?, &views::views_dir(), check)?);
+    stale.extend(views::sync(
+        &diagrams::files()?,
+        &diagrams::diagrams_dir(),
+        check,
+    )?);
     report_stale(check, &stale, "cargo xtask changes")
 }
 

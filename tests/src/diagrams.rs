@@ -1,0 +1,597 @@
+//! Sequence diagrams drawn from transcripts, as SVG written by Rust.
+//!
+//! A picture can drift from the code like prose can, so the book's pictures
+//! are drawn from the transcripts the tests check: one lane per party
+//! (model, host or client, each server by its channel; hooks later), one
+//! arrow per step of [`crate::views::steps`], numbered as the frame view
+//! numbers them. Requests are solid arrows, replies dashed, notifications
+//! open-headed, errors red; a bar on the sender's lane shows how long it
+//! waits for each request: the client's pending map.
+//!
+//! The SVG is inlined in the page (no script, no CDN) and draws in
+//! `currentColor`, so it follows the book's light and dark themes.
+
+use std::fmt::Write as _;
+use std::fs;
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+use crate::course::{self, Chapter};
+use crate::transcript::{Direction, Transcript};
+use crate::views::{self, Step, Style};
+
+/// The transcripts drawn as sequence diagrams: `(chapter id, scenario)`.
+pub const SEQUENCES: &[(&str, &str)] = &[
+    ("ch02", "tour"),
+    ("ch03", "tour"),
+    ("ch04", "list_pages"),
+    ("ch06", "timeout"),
+    ("ch06", "two_servers"),
+    ("ch07", "tour"),
+];
+
+/// The transcripts whose parties make the introduction's picture of a host,
+/// its model, its clients and their servers.
+pub const PARTS: &[(&str, &str)] = &[("ch06", "two_servers"), ("ch07", "tour")];
+
+const FONT: f64 = 12.0;
+/// The width of one character of the monospace labels, in pixels.
+const CHAR: f64 = FONT * 0.6;
+const ROW: f64 = 30.0;
+const TOP: f64 = 56.0;
+const MARGIN: f64 = 16.0;
+const ERROR_COLOR: &str = "#d9534f";
+const WAIT_COLOR: &str = "#3b82f6";
+
+pub fn diagrams_dir() -> PathBuf {
+    course::root().join("book/src/generated/diagrams")
+}
+
+/// Where a scenario's sequence diagram is written, if it has one.
+pub fn diagram_path(chapter: &Chapter, scenario: &str) -> Option<PathBuf> {
+    SEQUENCES
+        .iter()
+        .any(|(id, name)| *id == chapter.id() && *name == scenario)
+        .then(|| diagrams_dir().join(format!("{}-{scenario}.svg", chapter.id())))
+}
+
+/// Where the introduction's picture of the parties is written.
+pub fn parts_path() -> PathBuf {
+    diagrams_dir().join("host-client-server.svg")
+}
+
+/// Every diagram the book shows.
+pub fn files() -> Result<Vec<(PathBuf, String)>, String> {
+    let mut files = Vec::new();
+    for (id, scenario) in SEQUENCES {
+        let chapter = Chapter::find(id)?;
+        let (transcript, raw) = load(&chapter, scenario)?;
+        let path = diagram_path(&chapter, scenario).expect("listed in SEQUENCES");
+        files.push((path, sequence(&chapter, &transcript, &raw)));
+    }
+    let mut sources = Vec::new();
+    for (id, scenario) in PARTS {
+        let chapter = Chapter::find(id)?;
+        let (transcript, _) = load(&chapter, scenario)?;
+        sources.push((chapter, transcript));
+    }
+    files.push((parts_path(), parts(&sources)));
+    Ok(files)
+}
+
+fn load(chapter: &Chapter, scenario: &str) -> Result<(Transcript, String), String> {
+    let path = chapter.transcript_path(scenario);
+    let raw = fs::read_to_string(&path)
+        .map_err(|err| format!("cannot read {}: {err}", path.display()))?;
+    let transcript = Transcript::parse(&path, &raw).map_err(|err| err.to_string())?;
+    Ok((transcript, raw))
+}
+
+fn escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+fn width_of(text: &str) -> f64 {
+    text.chars().count() as f64 * CHAR
+}
+
+/// The lanes in reading order: the model on the left, then the program,
+/// then its servers as they first appear; the harness and hooks last.
+fn lane_order(steps: &[Step]) -> Vec<String> {
+    let rank = |lane: &str| match lane {
+        "model" => 0,
+        "host" | "client" => 1,
+        "harness" => 3,
+        "hook" => 4,
+        _ => 2,
+    };
+    let mut lanes: Vec<String> = Vec::new();
+    for step in steps {
+        for lane in [&step.from, &step.to] {
+            if lane != "stdout" && !lanes.contains(lane) {
+                lanes.push(lane.clone());
+            }
+        }
+    }
+    lanes.sort_by_key(|lane| rank(lane)); // stable: servers keep their order
+    lanes
+}
+
+fn svg_open(out: &mut String, width: f64, height: f64, title: &str) {
+    let _ = writeln!(
+        out,
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {width:.0} {height:.0}\" \
+         width=\"{width:.0}\" style=\"max-width:100%;height:auto\" role=\"img\" \
+         aria-label=\"{0}\" font-family=\"ui-monospace, SFMono-Regular, Menlo, Consolas, monospace\" \
+         font-size=\"{FONT}\" fill=\"currentColor\" stroke=\"currentColor\">\n<title>{0}</title>",
+        escape(title)
+    );
+}
+
+fn text(out: &mut String, x: f64, y: f64, anchor: &str, extra: &str, content: &str) {
+    let _ = writeln!(
+        out,
+        "<text x=\"{x:.1}\" y=\"{y:.1}\" text-anchor=\"{anchor}\" stroke=\"none\"{extra}>{}</text>",
+        escape(content)
+    );
+}
+
+/// An arrowhead at `(x, y)` pointing right (`dir` 1) or left (`dir` -1).
+fn arrowhead(out: &mut String, x: f64, y: f64, dir: f64, open: bool, color: &str) {
+    let back = x - dir * 9.0;
+    if open {
+        let _ = writeln!(
+            out,
+            "<path d=\"M{back:.1},{:.1} L{x:.1},{y:.1} L{back:.1},{:.1}\" fill=\"none\" \
+             stroke=\"{color}\" stroke-width=\"1.5\"/>",
+            y - 4.5,
+            y + 4.5
+        );
+    } else {
+        let _ = writeln!(
+            out,
+            "<path d=\"M{back:.1},{:.1} L{x:.1},{y:.1} L{back:.1},{:.1} Z\" fill=\"{color}\" \
+             stroke=\"none\"/>",
+            y - 4.5,
+            y + 4.5
+        );
+    }
+}
+
+/// A transcript as a sequence diagram.
+pub fn sequence(chapter: &Chapter, transcript: &Transcript, raw: &str) -> String {
+    let steps: Vec<Step> = views::steps(transcript, raw)
+        .into_iter()
+        .filter(|step| step.to != "stdout" && step.from != step.to)
+        .collect();
+    let lanes = lane_order(&steps);
+    let index = |lane: &str| lanes.iter().position(|l| l == lane).unwrap_or(0);
+    let label = |step: &Step| format!("{}  {}", step.number, step.short);
+
+    // Each gap between neighbouring lanes is wide enough for the labels it
+    // holds: an arrow's label sits in the leftmost gap it crosses, so that
+    // no lane line runs through it.
+    let header = |lane: &str| width_of(lane) + 24.0;
+    let mut gaps = vec![150.0_f64; lanes.len().saturating_sub(1)];
+    for (gap, width) in gaps.iter_mut().enumerate() {
+        *width = width.max((header(&lanes[gap]) + header(&lanes[gap + 1])) / 2.0 + 12.0);
+    }
+    for step in &steps {
+        let low = index(&step.from).min(index(&step.to));
+        gaps[low] = gaps[low].max(width_of(&label(step)) + 48.0);
+    }
+    let mut xs = vec![MARGIN + header(&lanes[0]) / 2.0];
+    for gap in &gaps {
+        let last = *xs.last().expect("one lane at least");
+        xs.push(last + gap);
+    }
+    let width =
+        xs.last().copied().unwrap_or(0.0) + header(lanes.last().expect("a lane")) / 2.0 + MARGIN;
+    let width = width.max(MARGIN * 2.0 + legend_width(&legend_items(&steps, true)));
+    let bottom = TOP + ROW * (steps.len() as f64 + 0.5);
+    let height = bottom + 48.0;
+
+    let title = format!(
+        "Sequence diagram of transcript {}/{}",
+        chapter.id(),
+        transcript.name
+    );
+    let mut out = String::new();
+    svg_open(&mut out, width, height, &title);
+
+    // Lanes: a box with the name on top, a dashed line down.
+    for (lane, &x) in lanes.iter().zip(&xs) {
+        let w = header(lane);
+        let _ = writeln!(
+            out,
+            "<rect x=\"{:.1}\" y=\"{MARGIN}\" width=\"{w:.1}\" height=\"26\" rx=\"4\" \
+             fill=\"currentColor\" fill-opacity=\"0.07\" stroke-width=\"1.2\"/>",
+            x - w / 2.0
+        );
+        text(
+            &mut out,
+            x,
+            MARGIN + 17.5,
+            "middle",
+            " font-weight=\"bold\"",
+            lane,
+        );
+        let _ = writeln!(
+            out,
+            "<line x1=\"{x:.1}\" y1=\"{:.1}\" x2=\"{x:.1}\" y2=\"{bottom:.1}\" \
+             stroke-opacity=\"0.35\" stroke-dasharray=\"3 4\"/>",
+            MARGIN + 26.0
+        );
+    }
+
+    // Bars: from a request to the step that answers or cancels it.
+    let row_y = |row: usize| TOP + ROW * (row as f64 + 1.0) - 8.0;
+    let mut open_bars: Vec<(f64, usize)> = Vec::new();
+    let mut bars = 0;
+    for (row, step) in steps.iter().enumerate() {
+        let Some(key) = &step.opens else { continue };
+        let Some(end) = steps[row + 1..]
+            .iter()
+            .position(|later| later.closes.as_ref() == Some(key))
+        else {
+            continue;
+        };
+        let end = row + 1 + end;
+        open_bars.retain(|(_, until)| *until > row);
+        let level = open_bars.len() as f64;
+        open_bars.push((level, end));
+        let x = xs[index(&step.from)] - 4.0 + level * 6.0;
+        let (y1, y2) = (row_y(row), row_y(end));
+        let _ = writeln!(
+            out,
+            "<rect x=\"{x:.1}\" y=\"{y1:.1}\" width=\"8\" height=\"{:.1}\" fill=\"{WAIT_COLOR}\" \
+             fill-opacity=\"0.3\" stroke=\"{WAIT_COLOR}\" stroke-width=\"1\"/>",
+            y2 - y1
+        );
+        bars += 1;
+    }
+
+    // Arrows, one row each.
+    for (row, step) in steps.iter().enumerate() {
+        let (x1, x2) = (xs[index(&step.from)], xs[index(&step.to)]);
+        let dir = if x2 > x1 { 1.0 } else { -1.0 };
+        let (x1, x2) = (x1 + dir * 5.0, x2 - dir * 5.0);
+        let y = row_y(row);
+        arrow(&mut out, x1, x2, y, step.style);
+        let fill = if step.style == Style::Error {
+            format!(" fill=\"{ERROR_COLOR}\"")
+        } else {
+            String::new()
+        };
+        let _ = writeln!(
+            out,
+            "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\" stroke=\"none\"{fill}>\
+             <tspan font-weight=\"bold\">{}</tspan>  {}</text>",
+            label_x(x1, x2, &xs),
+            y - 6.0,
+            step.number,
+            escape(&step.short)
+        );
+    }
+
+    legend(&mut out, height - 18.0, &legend_items(&steps, bars > 0));
+    out += "</svg>\n";
+    out
+}
+
+/// The middle of the leftmost gap between lanes that an arrow crosses.
+fn label_x(x1: f64, x2: f64, xs: &[f64]) -> f64 {
+    let left = x1.min(x2);
+    let right = xs
+        .iter()
+        .copied()
+        .find(|x| *x > left + 6.0)
+        .unwrap_or(x1.max(x2))
+        .min(x1.max(x2));
+    (left + right) / 2.0
+}
+
+/// What the legend explains: only the styles a diagram uses.
+fn legend_items(steps: &[Step], bars: bool) -> Vec<(Style, &'static str)> {
+    let mut items = Vec::new();
+    for (style, name) in [
+        (Style::Request, "request"),
+        (Style::Reply, "reply"),
+        (Style::Notification, "notification"),
+        (Style::Error, "error"),
+        (Style::Other, "not JSON-RPC"),
+    ] {
+        if steps.iter().any(|step| step.style == style) {
+            items.push((style, name));
+        }
+    }
+    if bars {
+        items.push((Style::Other, "waiting for the reply"));
+    }
+    items
+}
+
+const SAMPLE: f64 = 30.0;
+
+fn legend_width(items: &[(Style, &str)]) -> f64 {
+    items
+        .iter()
+        .map(|(_, name)| SAMPLE + 8.0 + width_of(name) * 11.0 / FONT + 22.0)
+        .sum()
+}
+
+/// A row of samples: a short line drawn in each style, and its name.
+fn legend(out: &mut String, y: f64, items: &[(Style, &str)]) {
+    let mut x = MARGIN;
+    for (style, name) in items {
+        if *name == "waiting for the reply" {
+            let _ = writeln!(
+                out,
+                "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"8\" height=\"14\" fill=\"{WAIT_COLOR}\" \
+                 fill-opacity=\"0.3\" stroke=\"{WAIT_COLOR}\" stroke-width=\"1\"/>",
+                x + SAMPLE / 2.0 - 4.0,
+                y - 7.0
+            );
+        } else {
+            arrow(out, x, x + SAMPLE, y, *style);
+        }
+        text(
+            out,
+            x + SAMPLE + 8.0,
+            y + 4.0,
+            "start",
+            " font-size=\"11\" fill-opacity=\"0.8\"",
+            name,
+        );
+        x += SAMPLE + 8.0 + width_of(name) * 11.0 / FONT + 22.0;
+    }
+}
+
+/// A horizontal arrow from `x1` to `x2` in a step's style.
+fn arrow(out: &mut String, x1: f64, x2: f64, y: f64, style: Style) {
+    let dir = if x2 > x1 { 1.0 } else { -1.0 };
+    let color = if style == Style::Error {
+        ERROR_COLOR
+    } else {
+        "currentColor"
+    };
+    let dash = match style {
+        Style::Reply | Style::Error => " stroke-dasharray=\"6 4\"",
+        Style::Other => " stroke-dasharray=\"2 3\"",
+        _ => "",
+    };
+    let _ = writeln!(
+        out,
+        "<line x1=\"{x1:.1}\" y1=\"{y:.1}\" x2=\"{:.1}\" y2=\"{y:.1}\" stroke=\"{color}\" \
+         stroke-width=\"1.5\"{dash}/>",
+        x2 - dir * 2.0
+    );
+    arrowhead(out, x2, y, dir, style == Style::Notification, color);
+}
+
+/// The parties of host transcripts: the host with one client per server,
+/// each connected to its own server, and the model when there is one.
+pub fn parts(sources: &[(Chapter, Transcript)]) -> String {
+    // Channels in order of appearance, each with the name its server gives.
+    let mut servers: Vec<(String, String)> = Vec::new();
+    for frame in sources.iter().flat_map(|(_, t)| &t.frames) {
+        let Some(channel) = &frame.channel else {
+            continue;
+        };
+        if !servers.iter().any(|(name, _)| name == channel) {
+            servers.push((channel.clone(), String::new()));
+        }
+        if frame.direction == Direction::ServerToClient {
+            let info = serde_json::from_slice::<Value>(&frame.bytes)
+                .ok()
+                .and_then(|v| v.pointer("/result/serverInfo").cloned());
+            if let Some(info) = info {
+                let name = info.get("name").and_then(Value::as_str).unwrap_or("");
+                let version = info.get("version").and_then(Value::as_str).unwrap_or("");
+                if let Some(entry) = servers.iter_mut().find(|(name, _)| name == channel) {
+                    entry.1 = format!("{name} {version}");
+                }
+            }
+        }
+    }
+    let has_model = sources
+        .iter()
+        .flat_map(|(_, t)| &t.frames)
+        .any(|f| f.direction == Direction::HostToModel);
+    let numbers: Vec<String> = sources.iter().map(|(c, _)| c.number.to_string()).collect();
+    let program = format!("chapters {}", numbers.join(" and "));
+    let names: Vec<String> = sources
+        .iter()
+        .map(|(c, t)| format!("{}/{}", c.id(), t.name))
+        .collect();
+
+    let box_h = 44.0;
+    let gap = 22.0;
+    let client_w = 150.0;
+    let server_w = servers
+        .iter()
+        .map(|(_, info)| width_of(info).max(width_of("server xxxxxxxx")) + 24.0)
+        .fold(170.0, f64::max);
+    let model_w = 150.0;
+    let host_x = MARGIN + if has_model { model_w + 210.0 } else { 0.0 };
+    let host_w = client_w + 40.0;
+    let host_y = MARGIN;
+    let inner_top = host_y + 52.0;
+    let host_h = 52.0 + servers.len() as f64 * (box_h + gap) + 4.0;
+    let server_x = host_x + host_w + 190.0;
+    let width = server_x + server_w + MARGIN;
+    let height = host_y + host_h + MARGIN;
+
+    let mut out = String::new();
+    svg_open(
+        &mut out,
+        width,
+        height,
+        &format!(
+            "A host, its model, its clients and their servers, from transcripts {}",
+            names.join(" and ")
+        ),
+    );
+    let rect = |out: &mut String, x: f64, y: f64, w: f64, h: f64, opacity: f64| {
+        let _ = writeln!(
+            out,
+            "<rect x=\"{x:.1}\" y=\"{y:.1}\" width=\"{w:.1}\" height=\"{h:.1}\" rx=\"6\" \
+             fill=\"currentColor\" fill-opacity=\"{opacity}\" stroke-width=\"1.2\"/>"
+        );
+    };
+    rect(&mut out, host_x, host_y, host_w, host_h, 0.04);
+    text(
+        &mut out,
+        host_x + host_w / 2.0,
+        host_y + 20.0,
+        "middle",
+        " font-weight=\"bold\"",
+        "host",
+    );
+    text(
+        &mut out,
+        host_x + host_w / 2.0,
+        host_y + 37.0,
+        "middle",
+        " font-size=\"11\" fill-opacity=\"0.75\"",
+        &program,
+    );
+    for (row, (channel, info)) in servers.iter().enumerate() {
+        let y = inner_top + row as f64 * (box_h + gap);
+        let cx = host_x + 20.0;
+        rect(&mut out, cx, y, client_w, box_h, 0.08);
+        text(
+            &mut out,
+            cx + client_w / 2.0,
+            y + 18.0,
+            "middle",
+            "",
+            &format!("client {channel}"),
+        );
+        text(
+            &mut out,
+            cx + client_w / 2.0,
+            y + 34.0,
+            "middle",
+            " font-size=\"11\" fill-opacity=\"0.75\"",
+            "its own ids",
+        );
+        rect(&mut out, server_x, y, server_w, box_h, 0.08);
+        text(
+            &mut out,
+            server_x + server_w / 2.0,
+            y + 18.0,
+            "middle",
+            " font-weight=\"bold\"",
+            &format!("server {channel}"),
+        );
+        text(
+            &mut out,
+            server_x + server_w / 2.0,
+            y + 34.0,
+            "middle",
+            " font-size=\"11\" fill-opacity=\"0.75\"",
+            info,
+        );
+        // The pipe: stdin one way, stdout the other.
+        let (x1, x2) = (cx + client_w + 4.0, server_x - 4.0);
+        arrow(&mut out, x1, x2, y + 15.0, Style::Request);
+        arrow(&mut out, x2, x1, y + 31.0, Style::Reply);
+        let mid = (x1 + x2) / 2.0;
+        text(
+            &mut out,
+            mid,
+            y + 10.0,
+            "middle",
+            " font-size=\"11\"",
+            "requests → stdin",
+        );
+        text(
+            &mut out,
+            mid,
+            y + 44.0,
+            "middle",
+            " font-size=\"11\"",
+            "stdout ← replies",
+        );
+    }
+    if has_model {
+        // The model sits left of the host, level with its middle; the host
+        // sends it requests over HTTP and reads its replies.
+        let y = host_y + host_h / 2.0 - box_h / 2.0;
+        rect(&mut out, MARGIN, y, model_w, box_h, 0.08);
+        text(
+            &mut out,
+            MARGIN + model_w / 2.0,
+            y + 18.0,
+            "middle",
+            " font-weight=\"bold\"",
+            "model",
+        );
+        text(
+            &mut out,
+            MARGIN + model_w / 2.0,
+            y + 34.0,
+            "middle",
+            " font-size=\"11\" fill-opacity=\"0.75\"",
+            "behind an HTTP API",
+        );
+        let (x1, x2) = (MARGIN + model_w + 4.0, host_x - 4.0);
+        arrow(&mut out, x2, x1, y + 15.0, Style::Request);
+        arrow(&mut out, x1, x2, y + 31.0, Style::Reply);
+        let mid = (x1 + x2) / 2.0;
+        text(
+            &mut out,
+            mid,
+            y + 10.0,
+            "middle",
+            " font-size=\"11\"",
+            "Messages API request",
+        );
+        text(
+            &mut out,
+            mid,
+            y + 44.0,
+            "middle",
+            " font-size=\"11\"",
+            "reply: text or tool calls",
+        );
+    }
+    out += "</svg>\n";
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    #[test]
+    fn a_sequence_has_a_lane_per_party_and_an_arrow_per_step() {
+        let raw = "# runner: agent\n\
+                   [add] -> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n\
+                   [add] <- {\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32601,\"message\":\"x\"}}\n\
+                   => {\"messages\":[]}\n\
+                   | stdout is not drawn\n";
+        let t = Transcript::parse(Path::new("t.wire"), raw).unwrap();
+        let chapter = Chapter {
+            number: 7,
+            dir: "07-x".to_string(),
+        };
+        let svg = sequence(&chapter, &t, raw);
+        let lanes: Vec<&str> = ["model", "host", "server add"]
+            .into_iter()
+            .filter(|lane| svg.contains(&format!(">{lane}</text>")))
+            .collect();
+        assert_eq!(lanes, ["model", "host", "server add"]);
+        assert!(svg.contains("<tspan font-weight=\"bold\">1</tspan>  ping  · id 1"));
+        assert!(svg.contains("error −32601 to ping  · id 1"));
+        assert!(svg.contains(ERROR_COLOR));
+        assert!(svg.contains("<tspan font-weight=\"bold\">3</tspan>  POST /v1/messages"));
+        assert!(!svg.contains("stdout"));
+    }
+}
