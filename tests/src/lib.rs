@@ -17,7 +17,9 @@
 
 pub mod client_runner;
 pub mod course;
+pub mod exercises;
 pub mod gaps;
+pub mod hints;
 pub mod jsondiff;
 pub mod runner;
 pub mod target;

@@ -2,6 +2,8 @@
 //! everything works with plain cargo too.
 
 mod bench;
+mod book;
+mod hint;
 
 use std::fs;
 use std::io::{self, BufRead, BufReader, Write};
@@ -25,8 +27,10 @@ usage: cargo xtask <command>
   trace NN [--starter | --bin PATH]
                                start chapter NN's server; type frames, see both ways
   diff NN                      your chapters/NN crate against the solution, gap by gap
+  hint NN [GAP]                the next hint for a gap (the first one not written yet)
   starters [--check]           regenerate chapters/ from the marked solutions
-  changes [--check]            regenerate the book's \"what changed\" diffs
+  changes [--check]            regenerate the book's \"what changed\" diffs, listings, exercises
+  book-check                   after `mdbook build book`: no marker shown, solutions folded
   bless [NN]                   rewrite the server frames of transcripts from the solutions
   bench [NN ...] [--runs N] [--json PATH]
                                measure start-up, round trip, throughput and memory
@@ -39,8 +43,10 @@ fn main() -> ExitCode {
         Some("run") => play(rest),
         Some("trace") => trace(rest),
         Some("diff") => diff(rest),
+        Some("hint") => hint::run(rest),
         Some("starters") => starters(rest),
         Some("changes") => changes(rest),
+        Some("book-check") => book::check(),
         Some("bless") => bless(rest),
         Some("bench") => bench::run(rest),
         _ => Err(USAGE.to_string()),
@@ -314,6 +320,7 @@ fn changes(args: &[String]) -> Result<(), String> {
             fs::write(&path, diff).map_err(|err| err.to_string())?;
         }
     }
+    stale.extend(wire_tests::exercises::refresh(check)?);
     report_stale(check, &stale, "cargo xtask changes")
 }
 
