@@ -28,7 +28,10 @@ pub const MARKERS: [&str; 4] = ["// GAP(", "// starter:", "// END(", "// TODO("]
 
 /// `book/src/generated/listings/03-add-tool/src/tools.rs`.
 pub fn listing_path(chapter: &Chapter, file: &Path) -> PathBuf {
-    generated_dir().join("listings").join(&chapter.dir).join(file)
+    generated_dir()
+        .join("listings")
+        .join(&chapter.dir)
+        .join(file)
 }
 
 /// `book/src/generated/exercises/ch03.md`.
@@ -84,7 +87,10 @@ pub fn listings(chapter: &Chapter) -> Result<Vec<(PathBuf, String)>, String> {
             else {
                 continue;
             };
-            let Some(end) = lines[start..].iter().position(|line| line.trim() == closing) else {
+            let Some(end) = lines[start..]
+                .iter()
+                .position(|line| line.trim() == closing)
+            else {
                 continue;
             };
             let indent: String = lines[start]
@@ -126,7 +132,13 @@ pub fn exercise_section(chapter: &Chapter) -> Result<String, String> {
             .iter()
             .find(|hint| hint.gap == gap.id)
             .map(|hint| hint.tiers.clone())
-            .ok_or_else(|| format!("tests/hints/{}.md has no hints for {}", chapter.id(), gap.id))?;
+            .ok_or_else(|| {
+                format!(
+                    "tests/hints/{}.md has no hints for {}",
+                    chapter.id(),
+                    gap.id
+                )
+            })?;
         out += &format!(
             "\n### `{id}`\n\n**What to write** (in `{file}`): {instruction}\n\n\
              Between its `TODO({id})` and `END({id})` comments your file holds:\n\n\
@@ -136,7 +148,10 @@ pub fn exercise_section(chapter: &Chapter) -> Result<String, String> {
             starter = dedent(&starter),
         );
         for (number, (tier, text)) in hints::TIERS.iter().zip(&tiers).enumerate() {
-            out += &details(&format!("Hint {}: {}", number + 1, tier.to_lowercase()), text);
+            out += &details(
+                &format!("Hint {}: {}", number + 1, tier.to_lowercase()),
+                text,
+            );
         }
         out += &details(
             &format!("Show the solution of {}", gap.id),
@@ -258,10 +273,16 @@ pub fn check_built_book(build: &Path) -> Result<Vec<String>, String> {
     let mut problems = Vec::new();
     for page in &pages {
         let html = fs::read_to_string(page).map_err(|err| err.to_string())?;
-        let name = page.strip_prefix(build).unwrap_or(page).display().to_string();
-        problems.extend(marker_lines(&html).into_iter().map(|line| {
-            format!("{name} shows a marker line: {line}")
-        }));
+        let name = page
+            .strip_prefix(build)
+            .unwrap_or(page)
+            .display()
+            .to_string();
+        problems.extend(
+            marker_lines(&html)
+                .into_iter()
+                .map(|line| format!("{name} shows a marker line: {line}")),
+        );
     }
     for chapter in Chapter::all() {
         let page = build.join(format!("{}.html", chapter.dir));

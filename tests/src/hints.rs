@@ -219,7 +219,10 @@ mod tests {
     fn refuses_a_missing_or_misplaced_tier() {
         let missing = GOOD.replace("## The frame that must come out\n", "");
         let errors = parse(&missing).unwrap_err();
-        assert!(errors[0].contains("ch09/f: the tiers must be exactly"), "{errors:?}");
+        assert!(
+            errors[0].contains("ch09/f: the tiers must be exactly"),
+            "{errors:?}"
+        );
         let swapped = GOOD
             .replace("## Where to look", "## X")
             .replace("## The shape of the code", "## Where to look")

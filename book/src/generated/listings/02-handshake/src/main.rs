@@ -1,0 +1,60 @@
+//! Chapter 2: JSON-RPC 2.0 and the MCP handshake over stdio.
+//!
+//! `jsonrpc.rs` turns lines into messages and errors into frames; `server.rs`
+//! knows MCP: the `initialize` handshake, version negotiation and `ping`.
+
+mod jsonrpc;
+mod server;
+
+use std::io;
+use std::process::ExitCode;
+
+use jsonrpc::Frame;
+use server::Server;
+
+const HELP: &str = "\
+ch02-handshake: an MCP server that speaks the handshake and nothing else.
+
+Usage: ch02-handshake [--help]
+
+Reads newline-delimited JSON-RPC 2.0 messages on stdin and answers on stdout.
+Speaks MCP revisions 2025-11-25 and 2025-06-18. Logs go to stderr.
+The server exits with status 0 when stdin is closed.
+";
+
+// ANCHOR: main
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.iter().any(|arg| arg == "--help" || arg == "-h") {
+        print!("{HELP}");
+        return ExitCode::SUCCESS;
+    }
+    if let Some(arg) = args.first() {
+        eprintln!("ch02-handshake: unknown argument {arg:?}; try --help");
+        return ExitCode::from(2);
+    }
+
+    let mut input = io::stdin().lock();
+    let mut output = io::stdout().lock();
+    let mut server = Server::new();
+    loop {
+        let reply = match jsonrpc::read_frame(&mut input) {
+            Ok(Frame::Line(line)) => server.handle_line(&line),
+            Ok(Frame::TooLarge) => Some(jsonrpc::frame_too_large()),
+            Ok(Frame::Eof) => break,
+            Err(err) => {
+                eprintln!("ch02-handshake: cannot read stdin: {err}");
+                return ExitCode::FAILURE;
+            }
+        };
+        if let Some(reply) = reply {
+            if let Err(err) = jsonrpc::write_frame(&mut output, &reply) {
+                eprintln!("ch02-handshake: cannot write stdout: {err}");
+                return ExitCode::FAILURE;
+            }
+        }
+    }
+    eprintln!("ch02-handshake: stdin closed, bye");
+    ExitCode::SUCCESS
+}
+// ANCHOR_END: main

@@ -1,0 +1,61 @@
+//! Chapter 3: a first tool. The server from chapter 2 learns `tools/list`
+//! and `tools/call`, and offers one tool, `add`.
+//!
+//! `jsonrpc.rs` and most of `server.rs` are chapter 2's; `tools.rs` is new.
+
+mod jsonrpc;
+mod server;
+mod tools;
+
+use std::io;
+use std::process::ExitCode;
+
+use jsonrpc::Frame;
+use server::Server;
+
+const HELP: &str = "\
+ch03-add-tool: an MCP server with one tool, add, which adds two numbers.
+
+Usage: ch03-add-tool [--help]
+
+Reads newline-delimited JSON-RPC 2.0 messages on stdin and answers on stdout.
+Speaks MCP revisions 2025-11-25 and 2025-06-18. Logs go to stderr.
+The server exits with status 0 when stdin is closed.
+";
+
+// ANCHOR: main
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.iter().any(|arg| arg == "--help" || arg == "-h") {
+        print!("{HELP}");
+        return ExitCode::SUCCESS;
+    }
+    if let Some(arg) = args.first() {
+        eprintln!("ch03-add-tool: unknown argument {arg:?}; try --help");
+        return ExitCode::from(2);
+    }
+
+    let mut input = io::stdin().lock();
+    let mut output = io::stdout().lock();
+    let mut server = Server::new();
+    loop {
+        let reply = match jsonrpc::read_frame(&mut input) {
+            Ok(Frame::Line(line)) => server.handle_line(&line),
+            Ok(Frame::TooLarge) => Some(jsonrpc::frame_too_large()),
+            Ok(Frame::Eof) => break,
+            Err(err) => {
+                eprintln!("ch03-add-tool: cannot read stdin: {err}");
+                return ExitCode::FAILURE;
+            }
+        };
+        if let Some(reply) = reply {
+            if let Err(err) = jsonrpc::write_frame(&mut output, &reply) {
+                eprintln!("ch03-add-tool: cannot write stdout: {err}");
+                return ExitCode::FAILURE;
+            }
+        }
+    }
+    eprintln!("ch03-add-tool: stdin closed, bye");
+    ExitCode::SUCCESS
+}
+// ANCHOR_END: main

@@ -1,0 +1,155 @@
+//! The tools: how they describe themselves (`tools/list`) and what they do
+//! (`tools/call`). `add` is chapter 3's; `search_notes` lives in resources.rs,
+//! next to the notes it searches.
+
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+
+use crate::jsonrpc::RpcError;
+use crate::resources::Notes;
+
+// ANCHOR: list
+pub fn list() -> Value {
+    json!({ "tools": [add_definition(), Notes::search_definition()] })
+}
+
+/// What the model reads to decide whether and how to call `add`.
+fn add_definition() -> Value {
+    json!({
+        "name": "add",
+        "title": "Add two numbers",
+        "description": "Adds two numbers and returns their sum. \
+                        Use it instead of doing arithmetic in your head.",
+        "inputSchema": {
+            "type": "object",
+            "properties": {
+                "a": { "type": "number", "description": "The first number" },
+                "b": { "type": "number", "description": "The second number" },
+            },
+            "required": ["a", "b"],
+            "additionalProperties": false,
+        },
+        "outputSchema": {
+            "type": "object",
+            "properties": { "sum": { "type": "number", "description": "a + b" } },
+            "required": ["sum"],
+        },
+    })
+}
+// ANCHOR_END: list
+
+// ANCHOR: call
+#[derive(Deserialize)]
+struct CallParams {
+    name: String,
+    #[serde(default)]
+    arguments: Map<String, Value>,
+}
+
+pub fn call(params: Option<Value>, notes: &Notes) -> Result<Value, RpcError> {
+    let params = params.ok_or_else(|| RpcError::invalid_params("tools/call needs params"))?;
+    // A request that does not fit the schema (no name, arguments that are
+    // not an object) is a protocol error: the client sent a broken request.
+    let CallParams { name, arguments } =
+        serde_json::from_value(params).map_err(RpcError::invalid_params)?;
+    match name.as_str() {
+        // Bad arguments are the model's mistake, not the client's: they come
+        // back as a result with isError, so the model can read it and retry.
+        "add" => Ok(match add(&arguments) {
+            Ok(sum) => tool_result(sum),
+            Err(advice) => tool_error(advice),
+        }),
+        "search_notes" => Ok(notes.search(&arguments)),
+        _ => Err(RpcError::new(-32602, format!("Unknown tool: {name}"))),
+    }
+}
+// ANCHOR_END: call
+
+// ANCHOR: results
+fn tool_result(sum: Value) -> Value {
+    let structured = json!({ "sum": sum });
+    json!({
+        "content": [{ "type": "text", "text": structured.to_string() }],
+        "structuredContent": structured,
+        "isError": false,
+    })
+}
+
+pub fn tool_error(advice: String) -> Value {
+    json!({
+        "content": [{ "type": "text", "text": advice }],
+        "isError": true,
+    })
+}
+// ANCHOR_END: results
+
+// ANCHOR: add
+/// The largest integer that a JSON number carries exactly through most
+/// parsers (JavaScript's included): 2^53 - 1.
+const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
+
+/// Adds `a` and `b`, or says what the caller must change.
+fn add(arguments: &Map<String, Value>) -> Result<Value, String> {
+    if let Some(unknown) = arguments.keys().find(|key| *key != "a" && *key != "b") {
+        return Err(format!(
+            "Unknown argument \"{unknown}\": add takes exactly two numbers, a and b."
+        ));
+    }
+    let a = number(arguments, "a")?;
+    let b = number(arguments, "b")?;
+    let sum = a + b;
+    if !sum.is_finite() {
+        let (a, b) = (json_number(a), json_number(b));
+        return Err(format!(
+            "The sum of {a} and {b} is too large to represent; use smaller numbers."
+        ));
+    }
+    Ok(json_number(sum))
+}
+
+fn number(arguments: &Map<String, Value>, name: &str) -> Result<f64, String> {
+    let value = match arguments.get(name) {
+        Some(Value::Number(value)) => value,
+        Some(other) => {
+            return Err(format!(
+                "Argument \"{name}\" must be a JSON number such as 2 or 2.5, not {}.",
+                describe(other)
+            ));
+        }
+        None => {
+            return Err(format!(
+                "Missing argument \"{name}\": add needs two numbers, a and b."
+            ));
+        }
+    };
+    // Every JSON number converts to f64; big integers lose digits on the way.
+    let float = value.as_f64().unwrap_or(f64::NAN);
+    if (value.is_i64() || value.is_u64()) && float.abs() > MAX_SAFE_INTEGER {
+        return Err(format!(
+            "Argument \"{name}\" is {value}, too large to add exactly; \
+             use integers between -9007199254740991 and 9007199254740991."
+        ));
+    }
+    Ok(float)
+}
+
+/// 2 + 3 is `5`, not `5.0`: whole results are written as integers.
+fn json_number(x: f64) -> Value {
+    if x.fract() == 0.0 && x.abs() <= MAX_SAFE_INTEGER {
+        Value::from(x as i64)
+    } else {
+        Value::from(x)
+    }
+}
+
+fn describe(value: &Value) -> String {
+    match value {
+        Value::Null => "null".to_string(),
+        Value::Bool(flag) => format!("the boolean {flag}"),
+        Value::String(text) => format!("the string {value}", value = Value::from(text.as_str())),
+        Value::Array(_) => "an array".to_string(),
+        Value::Object(_) => "an object".to_string(),
+        Value::Number(number) => format!("the number {number}"),
+    }
+}
+// ANCHOR_END: add

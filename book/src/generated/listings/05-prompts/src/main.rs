@@ -1,0 +1,92 @@
+//! Chapter 5: prompts. The server from chapter 4 offers two prompts, recipes
+//! the user picks (`prompts/list`, `prompts/get`); one of them embeds a note.
+//!
+//! `prompts.rs` is new; the other files change in a few lines.
+
+mod jsonrpc;
+mod prompts;
+mod resources;
+mod server;
+mod tools;
+
+use std::io;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use jsonrpc::Frame;
+use resources::Notes;
+use server::Server;
+
+const HELP: &str = "\
+ch05-prompts: an MCP server with engineering notes to read (resources),
+two prompts to pick (explain_note, incident_review), a tool that searches
+the notes (search_notes), and the add tool.
+
+Usage: ch05-prompts [--notes-dir DIR] [--help]
+
+  --notes-dir DIR  also serve the files under DIR, read-only, as folder:///PATH.
+                   Nothing outside DIR is ever read, whatever the client asks.
+
+Reads newline-delimited JSON-RPC 2.0 messages on stdin and answers on stdout.
+Speaks MCP revisions 2025-11-25 and 2025-06-18. Logs go to stderr.
+The server exits with status 0 when stdin is closed.
+";
+
+// ANCHOR: main
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.iter().any(|arg| arg == "--help" || arg == "-h") {
+        print!("{HELP}");
+        return ExitCode::SUCCESS;
+    }
+    let notes = match notes_dir(args).and_then(Notes::new) {
+        Ok(notes) => notes,
+        Err(problem) => {
+            eprintln!("ch05-prompts: {problem}; try --help");
+            return ExitCode::from(2);
+        }
+    };
+
+    let mut input = io::stdin().lock();
+    let mut output = io::stdout().lock();
+    let mut server = Server::new(notes);
+    loop {
+        let reply = match jsonrpc::read_frame(&mut input) {
+            Ok(Frame::Line(line)) => server.handle_line(&line),
+            Ok(Frame::TooLarge) => Some(jsonrpc::frame_too_large()),
+            Ok(Frame::Eof) => break,
+            Err(err) => {
+                eprintln!("ch05-prompts: cannot read stdin: {err}");
+                return ExitCode::FAILURE;
+            }
+        };
+        if let Some(reply) = reply {
+            if let Err(err) = jsonrpc::write_frame(&mut output, &reply) {
+                eprintln!("ch05-prompts: cannot write stdout: {err}");
+                return ExitCode::FAILURE;
+            }
+        }
+    }
+    eprintln!("ch05-prompts: stdin closed, bye");
+    ExitCode::SUCCESS
+}
+// ANCHOR_END: main
+
+// ANCHOR: notes_dir
+/// The folder named by `--notes-dir DIR`, if any.
+fn notes_dir(args: Vec<String>) -> Result<Option<PathBuf>, String> {
+    let mut dir = None;
+    let mut args = args.into_iter();
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--notes-dir" if dir.is_none() => {
+                let path = args.next().ok_or("--notes-dir needs a folder")?;
+                dir = Some(PathBuf::from(path));
+            }
+            "--notes-dir" => return Err("--notes-dir may be given only once".to_string()),
+            _ => return Err(format!("unknown argument {arg:?}")),
+        }
+    }
+    Ok(dir)
+}
+// ANCHOR_END: notes_dir
