@@ -54,10 +54,12 @@ pub fn load(chapter: &Chapter) -> Result<Vec<Hints>, String> {
     parse(&text).map_err(|errors| format!("{}: {}", path.display(), errors.join("; ")))
 }
 
+/// A tier as read: its heading and its lines.
+type Tier<'a> = (String, Vec<&'a str>);
+
 /// Reads a hints file, or says every way it breaks the format.
 pub fn parse(text: &str) -> Result<Vec<Hints>, Vec<String>> {
-    // (gap, tiers seen so far as (heading, lines))
-    let mut sections: Vec<(String, Vec<(String, Vec<&str>)>)> = Vec::new();
+    let mut sections: Vec<(String, Vec<Tier>)> = Vec::new();
     let mut errors = Vec::new();
     let mut in_fence = false;
     for (index, line) in text.lines().enumerate() {
