@@ -257,8 +257,9 @@ fn relative(path: &Path) -> String {
 }
 
 /// Checks the book that `mdbook build book` wrote into `build`: no page
-/// shows a marker line, and on each chapter's page the reference code of
-/// its gaps appears only inside a `<details>`. Returns the problems found.
+/// shows a marker line, and the reference code of each gap appears only
+/// inside a `<details>`, on its chapter's page and on the print page.
+/// Returns the problems found.
 pub fn check_built_book(build: &Path) -> Result<Vec<String>, String> {
     let pages: Vec<PathBuf> = files_under(build)
         .into_iter()
@@ -284,18 +285,22 @@ pub fn check_built_book(build: &Path) -> Result<Vec<String>, String> {
                 .map(|line| format!("{name} shows a marker line: {line}")),
         );
     }
+    // The print page holds every chapter at once.
+    let print = fs::read_to_string(build.join("print.html")).unwrap_or_default();
     for chapter in Chapter::all() {
-        let page = build.join(format!("{}.html", chapter.dir));
-        let Ok(html) = fs::read_to_string(&page) else {
-            problems.push(format!("{} is missing from the built book", page.display()));
+        let name = format!("{}.html", chapter.dir);
+        let Ok(html) = fs::read_to_string(build.join(&name)) else {
+            problems.push(format!("{name} is missing from the built book"));
             continue;
         };
         for gap in gaps::gaps(&chapter)? {
-            if shows_outside_details(&html, &gap.body) {
-                problems.push(format!(
-                    "{}.html shows the solution of {} outside a <details>",
-                    chapter.dir, gap.id
-                ));
+            for (page, html) in [(name.as_str(), &html), ("print.html", &print)] {
+                if shows_outside_details(html, &gap.body) {
+                    problems.push(format!(
+                        "{page} shows the solution of {} outside a <details>",
+                        gap.id
+                    ));
+                }
             }
         }
     }
