@@ -22,7 +22,7 @@ use std::fs;
 use std::path::PathBuf;
 
 use crate::course::{self, Chapter};
-use crate::gaps;
+use crate::gaps::{self, Gap};
 
 /// The tier headings, in the order a learner sees them.
 pub const TIERS: [&str; 3] = [
@@ -178,6 +178,42 @@ pub fn problems(chapter: &Chapter) -> Vec<String> {
     problems
 }
 
+/// Whether the learner has written `gap` in their crate: not while their
+/// file still holds the starter's code for it (spacing aside) or its
+/// `todo!`. A gap whose markers are gone counts as written.
+pub fn is_written(chapter: &Chapter, gap: &Gap) -> bool {
+    let mine = fs::read_to_string(chapter.starter_dir().join(&gap.file)).unwrap_or_default();
+    let starter = gaps::starter_files(chapter)
+        .unwrap_or_default()
+        .into_iter()
+        .find(|(file, _)| *file == gap.file)
+        .map(|(_, text)| text)
+        .unwrap_or_default();
+    written(&gap.id, &mine, &starter)
+}
+
+/// [`is_written`] on the texts of the learner's file and of the starter's.
+fn written(id: &str, mine: &str, starter: &str) -> bool {
+    let body = |text: &str| {
+        gaps::learner_regions(text)
+            .into_iter()
+            .find(|(region, _)| region == id)
+            .map(|(_, body)| body)
+    };
+    let Some(mine) = body(mine) else {
+        return !mine.trim().is_empty();
+    };
+    if mine.contains(&format!("todo!(\"{id}")) {
+        return false;
+    }
+    let bare = |text: &str| {
+        text.chars()
+            .filter(|c| !c.is_whitespace())
+            .collect::<String>()
+    };
+    body(starter).is_none_or(|starter| bare(&starter) != bare(&mine))
+}
+
 /// The non-blank lines inside the fenced blocks of a tier.
 fn fenced_lines(text: &str) -> Vec<&str> {
     let mut in_fence = false;
@@ -215,6 +251,22 @@ mod tests {
         assert_eq!(hints[0].tiers[0], "In `f`.");
         assert_eq!(hints[0].tiers[2], "```rust\n# not a heading\n```");
         assert_eq!(fenced_lines(&hints[0].tiers[1]), ["-> 1"]);
+    }
+
+    #[test]
+    fn tells_a_written_gap_from_its_starter() {
+        let starter = "fn g() {\n    // TODO(ch09/g): do g.\n    Err(\"TODO(ch09/g)\")\n    // END(ch09/g)\n}\n";
+        let reformatted = starter.replace("Err(", "Err(  ");
+        let mine = starter.replace("Err(\"TODO(ch09/g)\")", "Ok(())");
+        let todo = starter.replace("Err(\"TODO(ch09/g)\")", "todo!(\"ch09/g: do g.\")");
+        assert!(!written("ch09/g", starter, starter));
+        assert!(!written("ch09/g", &reformatted, starter));
+        assert!(!written("ch09/g", &todo, starter));
+        assert!(written("ch09/g", &mine, starter));
+        assert!(
+            !written("ch09/g", "", starter),
+            "a missing file is not written"
+        );
     }
 
     #[test]

@@ -18,7 +18,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let n = format!("{:02}", chapter.number);
     let gap = match words.next() {
         Some(name) => find_gap(&chapter, &all, name)?,
-        None => match all.iter().find(|gap| !is_written(&chapter, gap)) {
+        None => match all.iter().find(|gap| !hints::is_written(&chapter, gap)) {
             Some(gap) => gap,
             None => {
                 println!(
@@ -91,32 +91,6 @@ fn find_gap<'a>(chapter: &Chapter, all: &'a [Gap], name: &str) -> Result<&'a Gap
 /// `add` for `ch03/add`.
 fn short(id: &str) -> &str {
     id.split_once('/').map_or(id, |(_, name)| name)
-}
-
-/// A gap is not written while the learner's file still holds the starter's
-/// code for it (or its `todo!`). A gap whose markers are gone counts as written.
-fn is_written(chapter: &Chapter, gap: &Gap) -> bool {
-    let Ok(mine) = fs::read_to_string(chapter.starter_dir().join(&gap.file)) else {
-        return false;
-    };
-    let Some((_, body)) = gaps::learner_regions(&mine)
-        .into_iter()
-        .find(|(id, _)| *id == gap.id)
-    else {
-        return true;
-    };
-    if body.contains(&format!("todo!(\"{}", gap.id)) {
-        return false;
-    }
-    let starter = gaps::starter_files(chapter)
-        .unwrap_or_default()
-        .into_iter()
-        .filter(|(file, _)| *file == gap.file)
-        .flat_map(|(_, text)| gaps::learner_regions(&text))
-        .find(|(id, _)| *id == gap.id)
-        .map(|(_, body)| body);
-    let same = |a: &str, b: &str| a.split_whitespace().eq(b.split_whitespace());
-    !starter.is_some_and(|starter| same(&starter, &body))
 }
 
 fn state_path() -> PathBuf {
