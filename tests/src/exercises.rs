@@ -5,10 +5,11 @@
 //! of a gap would stand above the exercise, with the generator's markers in
 //! it. Instead `cargo xtask changes` writes, under `book/src/generated/`:
 //!
-//! - `listings/NN-slug/src/…`: each solution file as the learner's starter
-//!   has it, without markers: a gap's code is the starter's, after a
-//!   one-line pointer to the Exercise section (`ANCHOR:` lines stay, so the
-//!   pages' anchors work);
+//! - `listings/NN-slug/src/…`: each solution file that has gaps, as the
+//!   learner's starter has it but without markers: a gap's code is the
+//!   starter's, after a one-line pointer to the Exercise section (`ANCHOR:`
+//!   lines stay, so the pages' anchors work). Files without gaps have no
+//!   markers: the pages include them from `solutions/` directly;
 //! - `exercises/chNN.md`: for each gap, the starter's code, the three hint
 //!   tiers of `tests/hints/chNN.md` each folded in a `<details>`, and last,
 //!   folded too, the reference code.
@@ -69,16 +70,17 @@ pub fn solution_text(chapter: &Chapter, file: &Path) -> String {
     lines.iter().map(|line| format!("{line}\n")).collect()
 }
 
-/// The listings of one chapter: every Rust file of its starter, each gap
-/// reduced to a pointer line and the starter's code.
+/// The listings of one chapter: each file of its starter that has gaps,
+/// every gap reduced to a pointer line and the starter's code.
 pub fn listings(chapter: &Chapter) -> Result<Vec<(PathBuf, String)>, String> {
     let mut files = Vec::new();
     for (file, text) in gaps::starter_files(chapter)? {
-        if file.extension().is_none_or(|ext| ext != "rs") {
-            continue;
+        let regions = gaps::learner_regions(&text);
+        if regions.is_empty() {
+            continue; // No gap: the book includes the solution's file itself.
         }
         let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
-        for (id, body) in gaps::learner_regions(&text).into_iter().rev() {
+        for (id, body) in regions.into_iter().rev() {
             let opening = format!("// TODO({id}):");
             let closing = format!("// END({id})");
             let Some(start) = lines

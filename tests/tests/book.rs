@@ -4,7 +4,7 @@
 
 use std::fs;
 
-use wire_tests::course::Chapter;
+use wire_tests::course::{self, Chapter};
 use wire_tests::{exercises, hints};
 
 #[test]
@@ -30,11 +30,16 @@ fn chapter_pages_show_listings_without_answers_and_end_the_exercise_with_hints()
         let page = fs::read_to_string(chapter.book_page()).unwrap();
         let name = format!("book/src/{}.md", chapter.dir);
         for line in page.lines().filter(|line| line.contains("{{#include")) {
-            if line.contains("../../solutions/") && line.contains(".rs") {
+            let Some(path) = line.split("../../solutions/").nth(1) else {
+                continue;
+            };
+            let file = path.split([':', '}']).next().unwrap_or_default();
+            let text =
+                fs::read_to_string(course::root().join("solutions").join(file)).unwrap_or_default();
+            if text.contains("// GAP(") {
                 problems.push(format!(
-                    "{name} includes a solution file, answers and markers included: {line}\n  \
-                     include generated/listings/{}/… instead",
-                    chapter.dir
+                    "{name} includes solutions/{file}, which has gaps: answers and markers \
+                     would show; include generated/listings/{file} instead"
                 ));
             }
         }
