@@ -160,8 +160,9 @@ pub fn changes(chapter: &Chapter) -> Option<String> {
     files.dedup();
     let mut out = String::new();
     for file in files {
-        let old = fs::read_to_string(previous.solution_dir().join(&file)).unwrap_or_default();
-        let new = fs::read_to_string(chapter.solution_dir().join(&file)).unwrap_or_default();
+        // Without the gap markers: the book shows no generator comments.
+        let old = crate::exercises::solution_text(&previous, &file);
+        let new = crate::exercises::solution_text(chapter, &file);
         let old_name = format!("solutions/{}/{}", previous.dir, file.display());
         let new_name = format!("solutions/{}/{}", chapter.dir, file.display());
         if let Some(diff) = crate::textdiff::unified(&old_name, &new_name, &old, &new) {

@@ -18,7 +18,9 @@
 pub mod client_runner;
 pub mod course;
 pub mod diagrams;
+pub mod exercises;
 pub mod gaps;
+pub mod hints;
 pub mod jsondiff;
 pub mod runner;
 pub mod target;

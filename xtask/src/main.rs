@@ -2,7 +2,9 @@
 //! everything works with plain cargo too.
 
 mod bench;
+mod book;
 mod bundle;
+mod hint;
 
 use std::fs;
 use std::io::{self, BufRead, BufReader, Write};
@@ -26,9 +28,11 @@ usage: cargo xtask <command>
   trace NN [--starter | --bin PATH]
                                start chapter NN's server; type frames, see both ways
   diff NN                      your chapters/NN crate against the solution, gap by gap
+  hint NN [GAP]                the next hint for a gap (the first one not written yet)
   starters [--check]           regenerate chapters/ from the marked solutions
   changes [--check]            regenerate the book's generated pages: \"what changed\" diffs,
-                               frame views and sequence diagrams
+                               frame views, sequence diagrams, listings and exercises
+  book-check                   after `mdbook build book`: no marker shown, solutions folded
   bless [NN]                   rewrite the server frames of transcripts from the solutions
   bench [NN ...] [--runs N] [--json PATH]
                                measure start-up, round trip, throughput and memory
@@ -43,8 +47,10 @@ fn main() -> ExitCode {
         Some("run") => play(rest),
         Some("trace") => trace(rest),
         Some("diff") => diff(rest),
+        Some("hint") => hint::run(rest),
         Some("starters") => starters(rest),
         Some("changes") => changes(rest),
+        Some("book-check") => book::check(),
         Some("bless") => bless(rest),
         Some("bench") => bench::run(rest),
         Some("bundle") => bundle::run(rest),
@@ -326,6 +332,7 @@ fn changes(args: &[String]) -> Result<(), String> {
         &diagrams::diagrams_dir(),
         check,
     )?);
+    stale.extend(wire_tests::exercises::refresh(check)?);
     report_stale(check, &stale, "cargo xtask changes")
 }
 

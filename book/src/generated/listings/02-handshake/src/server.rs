@@ -1,0 +1,125 @@
+//! The MCP side: the `initialize` handshake, version negotiation and `ping`.
+
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+
+use crate::jsonrpc::{self, Message, Reply, RpcError};
+
+// ANCHOR: versions
+/// The newest revision this server speaks; the answer when the client asks
+/// for one we do not know.
+pub const LATEST_PROTOCOL_VERSION: &str = "2025-11-25";
+/// Every revision this server can speak, newest first.
+pub const SUPPORTED_PROTOCOL_VERSIONS: [&str; 2] = [LATEST_PROTOCOL_VERSION, "2025-06-18"];
+// ANCHOR_END: versions
+
+const SERVER_NAME: &str = "ch02-handshake";
+
+pub struct Server {
+    /// The revision agreed in `initialize`; `None` until then.
+    protocol_version: Option<String>,
+}
+
+// ANCHOR: initialize_params
+/// The part of `initialize`'s params this server reads. serde checks the
+/// types and names a missing field in its error message.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct InitializeParams {
+    protocol_version: String,
+    capabilities: Map<String, Value>,
+    client_info: ClientInfo,
+}
+
+#[derive(Deserialize)]
+struct ClientInfo {
+    name: String,
+    version: String,
+}
+// ANCHOR_END: initialize_params
+
+impl Server {
+    pub fn new() -> Server {
+        Server {
+            protocol_version: None,
+        }
+    }
+
+    // ANCHOR: handle_line
+    /// Handles one line from stdin; returns the frame to write, if any.
+    pub fn handle_line(&mut self, line: &[u8]) -> Option<Reply> {
+        if line.iter().all(u8::is_ascii_whitespace) {
+            return None; // A blank line carries no message.
+        }
+        match jsonrpc::parse(line) {
+            Err(reply) => Some(reply),
+            Ok(Message::Request { id, method, params }) => {
+                Some(Reply::new(id, self.handle_request(&method, params)))
+            }
+            Ok(Message::Notification { method }) => {
+                self.handle_notification(&method);
+                None // Notifications never get a reply, not even an error.
+            }
+            Ok(Message::Response) => {
+                eprintln!("ch02-handshake: ignoring a response; this server sends no requests");
+                None
+            }
+        }
+    }
+    // ANCHOR_END: handle_line
+
+    // ANCHOR: dispatch
+    fn handle_request(&mut self, method: &str, params: Option<Value>) -> Result<Value, RpcError> {
+        match method {
+            "initialize" => self.initialize(params),
+            // `ping` is allowed at any time, even before `initialize`.
+            "ping" => Ok(json!({})),
+            // Anything else, `server/discover` included, is unknown here.
+            _ => Err(RpcError::method_not_found(method)),
+        }
+    }
+
+    fn handle_notification(&mut self, method: &str) {
+        match method {
+            "notifications/initialized" => eprintln!("ch02-handshake: client is ready"),
+            _ => eprintln!("ch02-handshake: ignoring notification {method}"),
+        }
+    }
+    // ANCHOR_END: dispatch
+
+    // ANCHOR: initialize
+    fn initialize(&mut self, params: Option<Value>) -> Result<Value, RpcError> {
+        if self.protocol_version.is_some() {
+            return Err(RpcError::invalid_request(
+                "initialize may be sent only once",
+            ));
+        }
+        let params = params.ok_or_else(|| RpcError::invalid_params("initialize needs params"))?;
+        let params: InitializeParams =
+            serde_json::from_value(params).map_err(RpcError::invalid_params)?;
+        eprintln!(
+            "ch02-handshake: {} {} asks for {} ({} client capabilities)",
+            params.client_info.name,
+            params.client_info.version,
+            params.protocol_version,
+            params.capabilities.len()
+        );
+        // Exercise ch02/negotiate: yours to write; see the Exercise section.
+        Err(RpcError::new(
+            -32603,
+            "TODO(ch02/negotiate): answer initialize".into(),
+        ))
+    }
+    // ANCHOR_END: initialize
+}
+
+// ANCHOR: negotiate
+/// Echo the client's version if we speak it; otherwise offer our latest and
+/// let the client decide whether it can live with that.
+fn negotiate(requested: &str) -> &'static str {
+    // Exercise ch02/pick-version: yours to write; see the Exercise section.
+    todo!(
+        "ch02/pick-version: return the requested version if it is in SUPPORTED_PROTOCOL_VERSIONS, otherwise LATEST_PROTOCOL_VERSION."
+    )
+}
+// ANCHOR_END: negotiate

@@ -1,0 +1,123 @@
+//! The `add` tool: how it describes itself (`tools/list`) and what it does
+//! (`tools/call`).
+
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+
+use crate::jsonrpc::RpcError;
+
+// ANCHOR: list
+pub fn list() -> Value {
+    json!({ "tools": [add_definition()] })
+}
+
+/// What the model reads to decide whether and how to call `add`.
+fn add_definition() -> Value {
+    // Exercise ch03/tool-definition: yours to write; see the Exercise section.
+    todo!(
+        "ch03/tool-definition: describe `add`: name, title, description, an inputSchema with two required numbers a and b, and an outputSchema."
+    )
+}
+// ANCHOR_END: list
+
+// ANCHOR: call
+#[derive(Deserialize)]
+struct CallParams {
+    name: String,
+    #[serde(default)]
+    arguments: Map<String, Value>,
+}
+
+pub fn call(params: Option<Value>) -> Result<Value, RpcError> {
+    let params = params.ok_or_else(|| RpcError::invalid_params("tools/call needs params"))?;
+    // A request that does not fit the schema (no name, arguments that are
+    // not an object) is a protocol error: the client sent a broken request.
+    let CallParams { name, arguments } =
+        serde_json::from_value(params).map_err(RpcError::invalid_params)?;
+    match name.as_str() {
+        // Bad arguments are the model's mistake, not the client's: they come
+        // back as a result with isError, so the model can read it and retry.
+        "add" => Ok(match add(&arguments) {
+            Ok(sum) => tool_result(sum),
+            Err(advice) => tool_error(advice),
+        }),
+        _ => Err(RpcError::new(-32602, format!("Unknown tool: {name}"))),
+    }
+}
+// ANCHOR_END: call
+
+// ANCHOR: results
+fn tool_result(sum: Value) -> Value {
+    // Exercise ch03/tool-result: yours to write; see the Exercise section.
+    todo!(
+        "ch03/tool-result: the structured result {{\"sum\": …}}, and the same JSON as text for clients that do not read structuredContent."
+    )
+}
+
+fn tool_error(advice: String) -> Value {
+    json!({
+        "content": [{ "type": "text", "text": advice }],
+        "isError": true,
+    })
+}
+// ANCHOR_END: results
+
+// ANCHOR: add
+/// The largest integer that a JSON number carries exactly through most
+/// parsers (JavaScript's included): 2^53 - 1.
+const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
+
+/// Adds `a` and `b`, or says what the caller must change.
+fn add(arguments: &Map<String, Value>) -> Result<Value, String> {
+    // Exercise ch03/add: yours to write; see the Exercise section.
+    todo!(
+        "ch03/add: reject unknown arguments, read a and b as numbers, and refuse a sum that is not finite."
+    )
+}
+
+fn number(arguments: &Map<String, Value>, name: &str) -> Result<f64, String> {
+    let value = match arguments.get(name) {
+        Some(Value::Number(value)) => value,
+        Some(other) => {
+            return Err(format!(
+                "Argument \"{name}\" must be a JSON number such as 2 or 2.5, not {}.",
+                describe(other)
+            ));
+        }
+        None => {
+            return Err(format!(
+                "Missing argument \"{name}\": add needs two numbers, a and b."
+            ));
+        }
+    };
+    // Every JSON number converts to f64; big integers lose digits on the way.
+    let float = value.as_f64().unwrap_or(f64::NAN);
+    if (value.is_i64() || value.is_u64()) && float.abs() > MAX_SAFE_INTEGER {
+        return Err(format!(
+            "Argument \"{name}\" is {value}, too large to add exactly; \
+             use integers between -9007199254740991 and 9007199254740991."
+        ));
+    }
+    Ok(float)
+}
+
+/// 2 + 3 is `5`, not `5.0`: whole results are written as integers.
+fn json_number(x: f64) -> Value {
+    if x.fract() == 0.0 && x.abs() <= MAX_SAFE_INTEGER {
+        Value::from(x as i64)
+    } else {
+        Value::from(x)
+    }
+}
+
+fn describe(value: &Value) -> String {
+    match value {
+        Value::Null => "null".to_string(),
+        Value::Bool(flag) => format!("the boolean {flag}"),
+        Value::String(text) => format!("the string {value}", value = Value::from(text.as_str())),
+        Value::Array(_) => "an array".to_string(),
+        Value::Object(_) => "an object".to_string(),
+        Value::Number(number) => format!("the number {number}"),
+    }
+}
+// ANCHOR_END: add

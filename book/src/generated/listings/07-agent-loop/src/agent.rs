@@ -1,0 +1,107 @@
+//! The agent loop, and the few helpers it leans on: the tools as the model
+//! sees them, the request body, and running one tool call through MCP.
+
+use serde_json::{Value, json};
+
+use crate::host::Host;
+use crate::model::Model;
+use crate::tokens;
+
+/// What the model is told about its situation, in every request.
+const SYSTEM: &str = "You are a careful assistant. Use the tools for arithmetic.";
+/// The most tokens one reply may use; the API requires a limit.
+const MAX_TOKENS: u32 = 1024;
+
+// ANCHOR: agent_loop
+pub async fn run(host: &Host, model: &mut Model, prompt: &str, cap: u32) -> Result<String, String> {
+    // Exercise ch07/loop: yours to write; see the Exercise section.
+    Err(format!("TODO(ch07/loop): nothing answers {prompt:?} yet"))
+}
+// ANCHOR_END: agent_loop
+
+// ANCHOR: tool_definitions
+/// The catalogue as the model sees it: the qualified name, the server's
+/// description, and its inputSchema renamed to input_schema.
+pub fn tool_definitions(host: &Host) -> Vec<Value> {
+    // Exercise ch07/tool-definitions: yours to write; see the Exercise section.
+    todo!(
+        "ch07/tool-definitions: one Messages API tool per catalogue entry: name (qualified), description, input_schema."
+    )
+}
+// ANCHOR_END: tool_definitions
+
+// ANCHOR: request_body
+/// A Messages API request: the whole conversation, every time.
+fn request_body(model: &str, tools: &[Value], messages: &[Value]) -> Value {
+    json!({
+        "model": model,
+        "max_tokens": MAX_TOKENS,
+        "system": SYSTEM,
+        "tools": tools,
+        "messages": messages,
+    })
+}
+// ANCHOR_END: request_body
+
+// ANCHOR: run_tool
+/// Runs one `tool_use` block and returns its `tool_result` block. Every
+/// failure goes back to the model, marked is_error, so it can recover:
+/// a tool it made up, arguments the server refused, a tool that failed.
+async fn run_tool(host: &Host, call: &Value) -> Value {
+    let name = call["name"].as_str().unwrap_or_default();
+    let outcome = host.call_tool(name, call["input"].clone()).await;
+    // Exercise ch07/tool-result: yours to write; see the Exercise section.
+    let _ = outcome;
+    let (text, is_error) = ("TODO(ch07/tool-result)".to_string(), true);
+    println!(
+        "  {} {name} {} -> {text}",
+        if is_error { "error" } else { "tool" },
+        call["input"]
+    );
+    let mut block = json!({ "type": "tool_result", "tool_use_id": call["id"], "content": text });
+    if is_error {
+        block["is_error"] = json!(true);
+    }
+    block
+}
+// ANCHOR_END: run_tool
+
+/// The text blocks of a content list, joined by newlines.
+fn text_of(content: &Value) -> String {
+    let texts: Vec<&str> = content
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|block| block["text"].as_str())
+        .collect();
+    texts.join("\n")
+}
+
+// ANCHOR: show
+/// One line per turn: what the request costs, in tokens.
+fn show_request(turn: u32, request: &Value) {
+    let text = request.to_string();
+    let messages = request["messages"].as_array().map_or(0, Vec::len);
+    println!(
+        "turn {turn}: sending {messages} messages, {} bytes: {} tokens (cl100k_base), ~{} by the 4-characters rule",
+        text.len(),
+        tokens::count(&text),
+        tokens::rough(&text)
+    );
+}
+
+/// Prints what the model said and returns the tool calls it asked for.
+fn show_reply(reply: &Value) -> Vec<Value> {
+    let mut calls = Vec::new();
+    for block in reply["content"].as_array().into_iter().flatten() {
+        match block["type"].as_str() {
+            Some("text") => println!("  model: {}", block["text"].as_str().unwrap_or_default()),
+            Some("tool_use") => calls.push(block.clone()),
+            _ => {}
+        }
+    }
+    let stop = reply["stop_reason"].as_str().unwrap_or("?");
+    println!("  stop_reason {stop}, {} tool call(s)", calls.len());
+    calls
+}
+// ANCHOR_END: show
