@@ -208,13 +208,13 @@ fn parse_args(args: &[String]) -> Result<Cli, String> {
     };
     let mut args = args.iter();
     while let Some(arg) = args.next() {
-        // The word after an option, or a usage error naming what is missing.
-        let mut next = |what: &str| args.next().cloned().ok_or(format!("{what} is missing"));
+        // The word after `arg`, or a usage error that says what it needs.
+        let mut next = |what: &str| args.next().cloned().ok_or(format!("{arg} needs {what}"));
         match arg.as_str() {
             "--trace" => trace = true,
-            "--timeout-ms" => timeout_ms = number(arg, &next("--timeout-ms needs a number")?)?,
+            "--timeout-ms" => timeout_ms = number(arg, &next("a number")?)?,
             "--server" => {
-                let value = next("--server needs NAME=COMMAND")?;
+                let value = next("NAME=COMMAND")?;
                 let (name, command) = value
                     .split_once('=')
                     .ok_or(format!("--server {value:?}: write NAME=COMMAND"))?;
@@ -225,16 +225,16 @@ fn parse_args(args: &[String]) -> Result<Cli, String> {
             }
             "list" => actions.push(Action::List),
             "call" => actions.push(Action::Call {
-                tool: next("call needs a tool name")?,
-                arguments: json_arg(&next("call needs JSON arguments")?)?,
+                tool: next("a tool name")?,
+                arguments: json_arg(&next("JSON arguments")?)?,
             }),
             "read" => actions.push(Action::Read {
-                server: next("read needs a server name")?,
-                uri: next("read needs a URI")?,
+                server: next("a server name")?,
+                uri: next("a URI")?,
             }),
             "prompt" => {
-                let server = next("prompt needs a server name")?;
-                let name = next("prompt needs a prompt name")?;
+                let server = next("a server name")?;
+                let name = next("a prompt name")?;
                 actions.push(Action::Prompt {
                     server,
                     name,

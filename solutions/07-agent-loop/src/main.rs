@@ -123,12 +123,12 @@ fn parse_args(args: &[String]) -> Result<Cli, String> {
     let mut prompt = Vec::new();
     let mut args = args.iter();
     while let Some(arg) = args.next() {
-        // The word after an option, or a usage error naming what is missing.
-        let mut next = |what: &str| args.next().cloned().ok_or(format!("{what} is missing"));
+        // The word after `arg`, or a usage error that says what it needs.
+        let mut next = |what: &str| args.next().cloned().ok_or(format!("{arg} needs {what}"));
         match arg.as_str() {
             "--trace" => trace = true,
             "--server" => {
-                let value = next("--server needs NAME=COMMAND")?;
+                let value = next("NAME=COMMAND")?;
                 let (name, command) = value
                     .split_once('=')
                     .ok_or(format!("--server {value:?}: write NAME=COMMAND"))?;
@@ -137,10 +137,10 @@ fn parse_args(args: &[String]) -> Result<Cli, String> {
                     command: connection::split_command(command),
                 });
             }
-            "--script" => script = Some(next("--script needs a path")?),
-            "--model" => model_name = Some(next("--model needs a name")?),
-            "--max-turns" => max_turns = number(arg, &next("--max-turns needs a number")?)?,
-            "--timeout-ms" => timeout_ms = number(arg, &next("--timeout-ms needs a number")?)?,
+            "--script" => script = Some(next("a path")?),
+            "--model" => model_name = Some(next("a name")?),
+            "--max-turns" => max_turns = number(arg, &next("a number")?)?,
+            "--timeout-ms" => timeout_ms = number(arg, &next("a number")?)?,
             flag if flag.starts_with("--") => return Err(format!("unknown option {flag:?}")),
             word => prompt.push(word.to_string()),
         }
