@@ -117,7 +117,6 @@ impl Host {
     }
     // ANCHOR_END: call_tool
 
-    #[allow(dead_code)] // Chapter 6's; this loop offers the model tools only.
     pub async fn read_resource(&self, server: &str, uri: &str) -> Result<Value, String> {
         let params = json!({ "uri": uri });
         let server = self.server(server)?;
@@ -127,7 +126,6 @@ impl Host {
             .await
     }
 
-    #[allow(dead_code)] // Chapter 6's; this loop offers the model tools only.
     pub async fn get_prompt(&self, server: &str, name: &str, args: Value) -> Result<Value, String> {
         let params = json!({ "name": name, "arguments": args });
         let server = self.server(server)?;
