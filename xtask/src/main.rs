@@ -27,7 +27,8 @@ usage: cargo xtask <command>
                                start chapter NN's server; type frames, see both ways
   diff NN                      your chapters/NN crate against the solution, gap by gap
   starters [--check]           regenerate chapters/ from the marked solutions
-  changes [--check]            regenerate the book's \"what changed\" diffs
+  changes [--check]            regenerate the book's \"what changed\" diffs and
+                               the workshop schedule
   bless [NN]                   rewrite the server frames of transcripts from the solutions
   bench [NN ...] [--runs N] [--json PATH]
                                measure start-up, round trip, throughput and memory
@@ -318,6 +319,7 @@ fn changes(args: &[String]) -> Result<(), String> {
             fs::write(&path, diff).map_err(|err| err.to_string())?;
         }
     }
+    stale.extend(wire_tests::workshop::refresh(check)?);
     report_stale(check, &stale, "cargo xtask changes")
 }
 
