@@ -44,7 +44,9 @@ fn every_page_with_notes_includes_them_and_its_parts_add_up() {
             }
         };
         if notes.parts.is_empty() {
-            problems.push(format!("instructor/{page} has no `- **Part (N min).**` lines"));
+            problems.push(format!(
+                "instructor/{page} has no `- **Part (N min).**` lines"
+            ));
         } else if notes.parts_total() != notes.minutes {
             problems.push(format!(
                 "instructor/{page}: the parts add up to {} min, but `minutes: {}`",
@@ -54,7 +56,9 @@ fn every_page_with_notes_includes_them_and_its_parts_add_up() {
         }
         let include = format!("{{{{#include instructor/{page}}}}}");
         if !page_text(&page).contains(&include) {
-            problems.push(format!("book/src/{page} does not include its notes: {include}"));
+            problems.push(format!(
+                "book/src/{page} does not include its notes: {include}"
+            ));
         }
     }
     assert!(problems.is_empty(), "\n{}", problems.join("\n"));
@@ -120,7 +124,12 @@ fn check_reference(reference: (String, String, usize, Option<String>)) -> Result
     let frame = number
         .checked_sub(1)
         .and_then(|index| transcript.frames.get(index))
-        .ok_or_else(|| format!("{label}: the transcript has {} frames", transcript.frames.len()))?;
+        .ok_or_else(|| {
+            format!(
+                "{label}: the transcript has {} frames",
+                transcript.frames.len()
+            )
+        })?;
     match contains {
         Some(text) if !frame.text().contains(&text) => Err(format!(
             "{label} (line {}) does not contain {text:?}",
@@ -145,7 +154,10 @@ fn every_question_is_answered_by_a_frame_the_tests_pin() {
             .map(|block| block.split("</details>").next().unwrap_or_default())
             .collect();
         if !(3..=5).contains(&answers.len()) {
-            problems.push(format!("{name} has {} questions, not 3 to 5", answers.len()));
+            problems.push(format!(
+                "{name} has {} questions, not 3 to 5",
+                answers.len()
+            ));
         }
         for (index, answer) in answers.iter().enumerate() {
             let references: Vec<_> = answer.lines().filter_map(frame_reference).collect();
