@@ -96,9 +96,20 @@ fn every_chapter_ends_with_questions_notes_and_a_recap() {
     assert!(problems.is_empty(), "\n{}", problems.join("\n"));
 }
 
-/// `` Frame: `ch03/call_add` #7, which contains `"sum":5}`. `` as
-/// (`ch03`, `call_add`, 7, Some(`"sum":5}`)).
-fn frame_reference(line: &str) -> Option<Result<(String, String, usize, Option<String>), String>> {
+/// An answer's `` Frame: `ch03/call_add` #7, which contains `"sum":5}`. ``:
+/// the 7th frame line (either direction) of tests/transcripts/ch03/call_add.wire.
+#[derive(Debug, PartialEq)]
+struct FrameReference {
+    chapter: String,
+    scenario: String,
+    number: usize,
+    /// Text the frame must hold, so that the answer cannot drift from it.
+    contains: Option<String>,
+}
+
+/// `None` for a line that is no frame reference; an error for one that is
+/// but cannot be read.
+fn frame_reference(line: &str) -> Option<Result<FrameReference, String>> {
     let rest = line.strip_prefix("Frame: `")?;
     let parsed = (|| {
         let (name, rest) = rest.split_once('`')?;
@@ -111,13 +122,23 @@ fn frame_reference(line: &str) -> Option<Result<(String, String, usize, Option<S
             Some(quoted) => Some(quoted.split_once('`')?.0.to_string()),
             None => None,
         };
-        Some((chapter.to_string(), scenario.to_string(), number, contains))
+        Some(FrameReference {
+            chapter: chapter.to_string(),
+            scenario: scenario.to_string(),
+            number,
+            contains,
+        })
     })();
     Some(parsed.ok_or_else(|| format!("cannot read the frame reference {line:?}")))
 }
 
-fn check_reference(reference: (String, String, usize, Option<String>)) -> Result<(), String> {
-    let (chapter, scenario, number, contains) = reference;
+fn check_reference(reference: FrameReference) -> Result<(), String> {
+    let FrameReference {
+        chapter,
+        scenario,
+        number,
+        contains,
+    } = reference;
     let path = Chapter::find(&chapter)?.transcript_path(&scenario);
     let transcript = Transcript::load(&path).map_err(|err| err.to_string())?;
     let label = format!("{chapter}/{scenario} #{number}");
@@ -179,16 +200,21 @@ fn a_frame_reference_reads_as_written() {
     let line = "Frame: `ch03/call_add` #7, which contains `\"sum\":5}`.";
     assert_eq!(
         frame_reference(line).map(Result::unwrap),
-        Some((
-            "ch03".to_string(),
-            "call_add".to_string(),
-            7,
-            Some("\"sum\":5}".to_string())
-        ))
+        Some(FrameReference {
+            chapter: "ch03".to_string(),
+            scenario: "call_add".to_string(),
+            number: 7,
+            contains: Some("\"sum\":5}".to_string()),
+        })
     );
     assert!(frame_reference("Frame: `ch03/call_add` seven").is_some_and(|r| r.is_err()));
     assert!(frame_reference("No frame here").is_none());
     // A reference that names a frame past the end of its transcript is refused.
-    let past_end = ("ch03".to_string(), "tour".to_string(), 999, None);
+    let past_end = FrameReference {
+        chapter: "ch03".to_string(),
+        scenario: "tour".to_string(),
+        number: 999,
+        contains: None,
+    };
     assert!(check_reference(past_end).is_err());
 }
