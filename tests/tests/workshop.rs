@@ -86,6 +86,9 @@ fn every_chapter_ends_with_questions_notes_and_a_recap() {
             }
         }
         let recap = &text[recap_at..];
+        if recap.lines().skip(1).all(|line| line.trim().is_empty()) {
+            problems.push(format!("{page}: the recap is empty"));
+        }
         if let Some(next) = chapters.get(index + 1) {
             let link = format!("({})", page_name(next));
             if !recap.contains(&link) {
