@@ -13,7 +13,9 @@
 //! - [`client_runner`] drives a client or an agent (chapters 6 on): the
 //!   `replay-server` binary plays its servers, a stub HTTP server its model;
 //! - [`gaps`] turns the marked solutions into starter crates;
-//! - [`course`] knows the layout; [`jsondiff`] and [`textdiff`] explain differences.
+//! - [`course`] knows the layout; [`jsondiff`] and [`textdiff`] explain differences;
+//! - [`workshop`] reads the minutes in the book's speaker notes and writes the
+//!   workshop schedules.
 
 pub mod client_runner;
 pub mod course;
@@ -27,6 +29,7 @@ pub mod target;
 pub mod textdiff;
 pub mod transcript;
 pub mod views;
+pub mod workshop;
 
 /// Runs one scenario against the binary chosen by the environment and panics
 /// with a readable report if it differs. Each generated `#[test]` calls this.

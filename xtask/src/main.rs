@@ -31,7 +31,8 @@ usage: cargo xtask <command>
   hint NN [GAP]                the next hint for a gap (the first one not written yet)
   starters [--check]           regenerate chapters/ from the marked solutions
   changes [--check]            regenerate the book's generated pages: \"what changed\" diffs,
-                               frame views, sequence diagrams, listings and exercises
+                               frame views, sequence diagrams, listings, exercises
+                               and the workshop schedule
   book-check                   after `mdbook build book`: no marker shown, solutions folded
   bless [NN]                   rewrite the server frames of transcripts from the solutions
   bench [NN ...] [--runs N] [--json PATH]
@@ -333,6 +334,7 @@ fn changes(args: &[String]) -> Result<(), String> {
         check,
     )?);
     stale.extend(wire_tests::exercises::refresh(check)?);
+    stale.extend(wire_tests::workshop::refresh(check)?);
     report_stale(check, &stale, "cargo xtask changes")
 }
 
