@@ -178,6 +178,36 @@ pub fn changes_path(chapter: &Chapter) -> PathBuf {
         .join(format!("changes-{:02}.diff", chapter.number))
 }
 
+/// The "what changed" pages that differ from [`changes`], as paths relative
+/// to the root, with the fresh text of each. Shared by the course test and
+/// `cargo xtask changes [--check]`.
+pub fn changes_to_write() -> Vec<(String, PathBuf, String)> {
+    let mut stale = Vec::new();
+    for chapter in Chapter::all() {
+        let Some(diff) = changes(&chapter) else {
+            continue;
+        };
+        let path = changes_path(&chapter);
+        if fs::read_to_string(&path).ok().as_deref() != Some(diff.as_str()) {
+            let name = path
+                .strip_prefix(root())
+                .unwrap_or(&path)
+                .display()
+                .to_string();
+            stale.push((name, path, diff));
+        }
+    }
+    stale
+}
+
+/// The names of the out-of-date "what changed" pages.
+pub fn stale_changes() -> Vec<String> {
+    changes_to_write()
+        .into_iter()
+        .map(|(name, _, _)| name)
+        .collect()
+}
+
 /// The scenarios each starter must fail, from `tests/starter-failures.txt`:
 /// `(chapter id, scenario, gap id)` triples.
 pub fn starter_failures() -> Result<Vec<(String, String, String)>, String> {

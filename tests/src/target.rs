@@ -1,9 +1,10 @@
 //! Which binary is under test, chosen at run time:
 //!
 //! - the reference solution (the default): frames must match byte for byte;
-//! - the learner's starter (`MCP_TARGET=starter`, what `just check NN` sets);
-//! - any binary at all (`MCP_BIN=/path/to/server`), for an instructor
-//!   checking a student's build.
+//! - the learner's starter (`cargo xtask check NN`, or `MCP_TARGET=starter`
+//!   for the plain `cargo test` form);
+//! - any binary at all (`cargo xtask check NN --bin PATH`, or
+//!   `MCP_BIN=/path/to/server`), for an instructor checking a student's build.
 //!
 //! The last two are compared frame by frame as JSON values (key order free).
 
@@ -32,13 +33,7 @@ pub struct Target {
 impl Target {
     pub fn from_env(chapter: &Chapter) -> Result<Target, String> {
         if let Some(bin) = std::env::var_os("MCP_BIN").filter(|bin| !bin.is_empty()) {
-            let path = PathBuf::from(bin);
-            let label = format!("binary {} (from MCP_BIN)", path.display());
-            return Ok(Target {
-                kind: Kind::Binary,
-                path,
-                label,
-            });
+            return Ok(Target::binary(PathBuf::from(bin), " (from MCP_BIN)"));
         }
         match std::env::var("MCP_TARGET").unwrap_or_default().as_str() {
             "" | "solution" => Target::solution(chapter),
@@ -46,6 +41,37 @@ impl Target {
             other => Err(format!(
                 "MCP_TARGET={other:?}: use `solution` or `starter` (or set MCP_BIN)"
             )),
+        }
+    }
+
+    /// The target a command line names: `--bin PATH`, `--starter`, or
+    /// `--solution`; `default` when it names none. Shared by every command
+    /// that runs a chapter's binary.
+    pub fn from_args(args: &[String], chapter: &Chapter, default: Kind) -> Result<Target, String> {
+        if let Some(index) = args.iter().position(|arg| arg == "--bin") {
+            let path = PathBuf::from(args.get(index + 1).ok_or("--bin needs a path")?);
+            return Ok(Target::binary(path, ""));
+        }
+        let kind = if args.iter().any(|arg| arg == "--starter") {
+            Kind::Starter
+        } else if args.iter().any(|arg| arg == "--solution") {
+            Kind::Solution
+        } else {
+            default
+        };
+        match kind {
+            Kind::Starter => Target::starter(chapter),
+            _ => Target::solution(chapter),
+        }
+    }
+
+    /// Any binary, compared as JSON values; `source` says where it was named.
+    pub fn binary(path: PathBuf, source: &str) -> Target {
+        let label = format!("binary {}{source}", path.display());
+        Target {
+            kind: Kind::Binary,
+            path,
+            label,
         }
     }
 
@@ -81,17 +107,23 @@ pub fn build(package: &str) -> Result<PathBuf, String> {
 }
 
 /// Builds binary `bin` of `package` (once per test process): the replay
-/// server is `replay-server` of `wire-tests`.
+/// server is `replay-server` of `wire-tests`. A build error is shown in full
+/// once; every later caller gets one line that points to it.
 pub fn build_bin(package: &str, bin: &str) -> Result<PathBuf, String> {
     static BUILT: Mutex<Option<HashMap<String, Result<PathBuf, String>>>> = Mutex::new(None);
     let mut built = BUILT
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
     let built = built.get_or_insert_with(HashMap::new);
-    built
-        .entry(format!("{package} {bin}"))
-        .or_insert_with(|| cargo_build(package, bin))
-        .clone()
+    let key = format!("{package} {bin}");
+    if let Some(result) = built.get(&key) {
+        return result.clone().map_err(|_| {
+            format!("`cargo build -p {package}` failed; its errors are shown once, in another report")
+        });
+    }
+    let result = cargo_build(package, bin);
+    built.insert(key, result.clone());
+    result
 }
 
 fn cargo_build(package: &str, bin: &str) -> Result<PathBuf, String> {
