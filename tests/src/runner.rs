@@ -114,12 +114,16 @@ struct Lockstep {
 }
 
 /// Plays the transcript like a real client: sends one client frame, waits
-/// (up to [`reply_timeout`]) for each reply the transcript expects, then
+/// (up to `timeout`) for each reply the transcript expects, then
 /// sends the next; stdin is closed only at the end, or when a reply does not
 /// come. Replies to a line the client has not finished (a frame without its
 /// `\n`) are not awaited until the line is finished, or stdin closes.
 /// With `# pipelined: yes`, every frame is sent at once instead.
-fn run_lockstep(transcript: &Transcript, bin: &Path) -> Result<Lockstep, String> {
+fn run_lockstep(
+    transcript: &Transcript,
+    bin: &Path,
+    timeout: Duration,
+) -> Result<Lockstep, String> {
     let mut child = Command::new(bin)
         .current_dir(crate::course::root())
         .args(&transcript.args)
@@ -178,7 +182,7 @@ fn run_lockstep(transcript: &Transcript, bin: &Path) -> Result<Lockstep, String>
             continue;
         }
         while got.len() < due {
-            let wait = reply_timeout().min(deadline.saturating_duration_since(Instant::now()));
+            let wait = timeout.min(deadline.saturating_duration_since(Instant::now()));
             match lines.recv_timeout(wait) {
                 Ok(line) => got.push(line),
                 Err(RecvTimeoutError::Timeout) => {
@@ -252,11 +256,20 @@ pub fn split_lines(bytes: &[u8]) -> Vec<&[u8]> {
 
 /// Checks `transcript` against `target`; `Err` holds the report to print.
 pub fn check(transcript: &Transcript, target: &Target) -> Result<(), String> {
+    check_waiting(transcript, target, reply_timeout())
+}
+
+/// [`check`], waiting up to `timeout` for each reply of a server.
+pub fn check_waiting(
+    transcript: &Transcript,
+    target: &Target,
+    timeout: Duration,
+) -> Result<(), String> {
     if transcript.runner != "server" {
         // Hosts (`client`, `agent`) are driven the other way round.
         return crate::client_runner::check(transcript, target);
     }
-    let Lockstep { run, stalled } = run_lockstep(transcript, &target.path)
+    let Lockstep { run, stalled } = run_lockstep(transcript, &target.path, timeout)
         .map_err(|err| report(transcript, target, None, &err))?;
     let expected = expected_lines(transcript);
     let actual = split_lines(&run.stdout);
@@ -274,7 +287,7 @@ pub fn check(transcript: &Transcript, target: &Target) -> Result<(), String> {
             let waited = match stalled {
                 Some((at, _)) if at <= index => format!(
                     " The runner waited {} ms for it with stdin open, then closed stdin.",
-                    reply_timeout().as_millis()
+                    timeout.as_millis()
                 ),
                 _ => String::new(),
             };
@@ -294,17 +307,17 @@ pub fn check(transcript: &Transcript, target: &Target) -> Result<(), String> {
             );
             return fail(problem, want.frame.book.as_deref());
         }
-        if let Some((at, after)) = stalled.filter(|(at, _)| *at == index) {
-            let after = after.map_or("the start".to_string(), |line| {
-                format!("the client frame on transcript line {line}")
+        if let Some((_, after)) = stalled.filter(|(at, _)| *at == index) {
+            let after = after.map_or("started the server".to_string(), |line| {
+                format!("sent the client frame on transcript line {line}")
             });
             let problem = format!(
-                "{position} came only after stdin was closed: the reply was buffered.\n\
-                 The runner sent {after}, then waited {} ms for this reply with stdin still open, \
-                 as a real client does; it came only once stdin closed and the server exited, \
-                 which flushed its buffer. A client that waits for each reply hangs here.\n\
-                 Flush stdout after each reply ({at} frame(s) before this one came in time).\n{}",
-                reply_timeout().as_millis(),
+                "{position} never came while stdin was open: it was buffered.\n\
+                 The runner {after} and waited {} ms for this reply with stdin still open, as a\n\
+                 real client does. The reply came only when stdin closed and the server exited,\n\
+                 flushing its buffer: a client that waits for each reply would hang here.\n\
+                 Flush stdout after every reply.\n{}",
+                timeout.as_millis(),
                 describe_expected(want)
             );
             return fail(problem, Some(FLUSH_SECTION));
@@ -391,11 +404,13 @@ const SHOWN: usize = 2000;
 /// A frame for a report, odd bytes escaped. A frame longer than [`SHOWN`]
 /// characters is cut, and the cut says so and how much is left out.
 pub fn shorten(bytes: &[u8]) -> String {
-    let text = String::from_utf8_lossy(bytes);
-    let text = text
-        .strip_suffix('\n')
-        .unwrap_or(&text)
-        .replace('\r', "\\r");
+    let line = bytes.strip_suffix(b"\n").unwrap_or(bytes);
+    let text = match std::str::from_utf8(line) {
+        // A raw line break, a control byte or bytes that are not UTF-8 would
+        // garble the report: show them in the transcript's exact form.
+        Ok(text) if !text.chars().any(char::is_control) => text.to_string(),
+        _ => format!("! {}", exact_tokens(bytes)),
+    };
     let count = text.chars().count();
     if count > SHOWN {
         format!(
