@@ -23,6 +23,8 @@ pub enum GapState {
 pub struct GapCheck {
     pub gap: Gap,
     pub state: GapState,
+    /// The scenarios that check this gap (`tests/starter-failures.txt`).
+    pub scenarios: Vec<String>,
 }
 
 /// One chapter checked against one target.
@@ -45,7 +47,8 @@ impl ChapterCheck {
         self.build_error.is_none() && self.passed() == self.results.len()
     }
     /// The report to show in full: the first failure of a gap the learner
-    /// wrote (that is what they are working on), else the first failure.
+    /// wrote (that is what they are working on), else one of the next gap
+    /// to write, else the first failure.
     pub fn first_failure(&self) -> Option<(&str, &str)> {
         let written_failing: Vec<&String> = self
             .gaps
@@ -56,6 +59,7 @@ impl ChapterCheck {
             })
             .flatten()
             .collect();
+        let next: Vec<&String> = self.next_gap().map(|gap| gap.scenarios.iter().collect()).unwrap_or_default();
         let failures = || {
             self.results
                 .iter()
@@ -63,6 +67,7 @@ impl ChapterCheck {
         };
         failures()
             .find(|(name, _)| written_failing.iter().any(|failing| failing == name))
+            .or_else(|| failures().find(|(name, _)| next.iter().any(|listed| listed == name)))
             .or_else(|| failures().next())
     }
     /// The first gap that is not written, or written but failing.
@@ -129,6 +134,7 @@ pub fn check(chapter: &Chapter, target: Option<Target>, scenarios: &[String]) ->
             .map(|gap| GapCheck {
                 gap,
                 state: GapState::Written,
+                scenarios: Vec::new(),
             })
             .collect(),
         Kind::Binary => Vec::new(),
@@ -159,22 +165,30 @@ fn gap_checks(chapter: &Chapter, results: &[(String, Result<(), String>)]) -> Ve
                 .ok()
                 .and_then(|text| region(&text, &gap.id));
             let written = mine.is_none() || mine != placeholder;
-            let failing: Vec<String> = manifest
+            let scenarios: Vec<String> = manifest
                 .iter()
                 .filter(|(_, _, listed)| *listed == gap.id)
-                .filter(|(_, scenario, _)| {
+                .map(|(_, scenario, _)| scenario.clone())
+                .collect();
+            let failing: Vec<String> = scenarios
+                .iter()
+                .filter(|scenario| {
                     results
                         .iter()
-                        .any(|(name, result)| name == scenario && result.is_err())
+                        .any(|(name, result)| name == *scenario && result.is_err())
                 })
-                .map(|(_, scenario, _)| scenario.clone())
+                .cloned()
                 .collect();
             let state = match (written, failing.is_empty()) {
                 (false, _) => GapState::NotWritten,
                 (true, true) => GapState::Written,
                 (true, false) => GapState::Failing(failing),
             };
-            GapCheck { gap, state }
+            GapCheck {
+                gap,
+                state,
+                scenarios,
+            }
         })
         .collect()
 }
