@@ -136,7 +136,7 @@ pub fn progress(args: &[String]) -> ExitCode {
         );
     }
     println!(
-        "\n  {} {gaps_done} of {gaps_all} gaps written, {passed} of {scenarios} scenarios pass\n",
+        "\n  {} {passed} of {scenarios} scenarios pass; {gaps_done} of {gaps_all} gaps written\n",
         learner::bar(passed, scenarios, 30)
     );
     match checks.iter().find(|check| !check.done()) {

@@ -335,7 +335,9 @@ fn starters(args: &[String]) -> Result<(), String> {
         println!("your edited files are saved in {}", relative(backup));
     }
     if done.written.is_empty() {
-        println!("up to date");
+        if done.refused.is_empty() {
+            println!("up to date");
+        }
     } else {
         println!("wrote:\n  {}", done.written.join("\n  "));
     }
