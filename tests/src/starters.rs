@@ -217,7 +217,16 @@ pub struct Written {
 pub fn write(chapters: &[Chapter], force: bool) -> Result<Written, String> {
     let mut record = read_record();
     let mut done = Written::default();
-    let stamp = timestamp();
+    let backups = course::root().join(BACKUPS);
+    // A new folder for each run, even two in the same second: a backup
+    // never overwrites an older one.
+    let folder = (1..)
+        .map(|n| match n {
+            1 => backups.join(timestamp()),
+            n => backups.join(format!("{}-{n}", timestamp())),
+        })
+        .find(|folder| !folder.exists())
+        .expect("some name is free");
     for chapter in chapters {
         let files = files(chapter, &record)?;
         let edited: Vec<&StarterFile> = files
@@ -230,11 +239,11 @@ pub fn write(chapters: &[Chapter], force: bool) -> Result<Written, String> {
             continue;
         }
         for file in &edited {
-            let backup = course::root().join(BACKUPS).join(&stamp).join(&file.name);
+            let backup = folder.join(&file.name);
             fs::create_dir_all(backup.parent().expect("a file has a folder"))
                 .and_then(|()| fs::copy(&file.path, &backup))
                 .map_err(|err| format!("cannot back up {}: {err}", file.name))?;
-            done.backup = Some(course::root().join(BACKUPS).join(&stamp));
+            done.backup = Some(folder.clone());
         }
         for file in &files {
             if file.state != State::Fresh {
