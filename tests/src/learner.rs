@@ -65,9 +65,15 @@ impl ChapterCheck {
                 .iter()
                 .filter_map(|(name, result)| Some((name.as_str(), result.as_ref().err()?.as_str())))
         };
+        // The next gap's scenarios in the order the manifest lists them
+        // (a chapter's tour first), not alphabetically.
+        let of_next_gap = || {
+            next.iter()
+                .find_map(|listed| failures().find(|(name, _)| name == listed))
+        };
         failures()
             .find(|(name, _)| written_failing.iter().any(|failing| failing == name))
-            .or_else(|| failures().find(|(name, _)| next.iter().any(|listed| listed == name)))
+            .or_else(of_next_gap)
             .or_else(|| failures().next())
     }
     /// The first gap that is not written, or written but failing.

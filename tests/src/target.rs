@@ -106,11 +106,19 @@ pub fn build(package: &str) -> Result<PathBuf, String> {
     build_bin(package, package)
 }
 
+/// The binaries built so far in this process, by `"package bin"`.
+static BUILT: Mutex<Option<HashMap<String, Result<PathBuf, String>>>> = Mutex::new(None);
+
+/// Forgets every build, so the next [`build`] runs cargo again: for
+/// `cargo xtask watch`, which checks the same crate after each save.
+pub fn forget_builds() {
+    *BUILT.lock().unwrap_or_else(|poisoned| poisoned.into_inner()) = None;
+}
+
 /// Builds binary `bin` of `package` (once per test process): the replay
 /// server is `replay-server` of `wire-tests`. A build error is shown in full
 /// once; every later caller gets one line that points to it.
 pub fn build_bin(package: &str, bin: &str) -> Result<PathBuf, String> {
-    static BUILT: Mutex<Option<HashMap<String, Result<PathBuf, String>>>> = Mutex::new(None);
     let mut built = BUILT
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());

@@ -3,7 +3,8 @@
 //! the same runner `cargo test` uses, and exits 0 (all pass), 1 (something
 //! fails) or 2 (a usage error).
 
-use std::path::Path;
+use std::fs;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::mpsc;
 use std::time::Duration;
@@ -181,7 +182,9 @@ pub fn watch(args: &[String]) -> ExitCode {
             }
         }
     }
+    let mut checked = snapshot(&dir);
     loop {
+        wire_tests::target::forget_builds(); // Build what was saved, not what was.
         let check = run_check(&request);
         // Clear the screen and go home, then draw the summary afresh.
         print!("\x1b[2J\x1b[H");
@@ -196,11 +199,17 @@ pub fn watch(args: &[String]) -> ExitCode {
             "\nwatching {} — save a file to check again, Ctrl-C to stop.",
             relative(&dir)
         );
-        // Wait for a save that touched a source file (not just an access).
+        // Wait for a save that changed a file. Events also come when a file
+        // is only read (by the build, say), so compare the contents.
         loop {
             match events.recv() {
-                Ok(Ok(batch)) if !batch.is_empty() => break,
-                Ok(Ok(_)) => continue,
+                Ok(Ok(_)) => {
+                    let now = snapshot(&dir);
+                    if now != checked {
+                        checked = now;
+                        break;
+                    }
+                }
                 Ok(Err(err)) => eprintln!("watch error: {err}"),
                 Err(_) => return ExitCode::FAILURE,
             }
@@ -251,6 +260,17 @@ pub fn reset(args: &[String]) -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// The contents of the crate's files, to tell a save from a read.
+fn snapshot(dir: &Path) -> Vec<(PathBuf, Option<String>)> {
+    wire_tests::course::crate_files(dir)
+        .into_iter()
+        .map(|file| {
+            let hash = fs::read(dir.join(&file)).ok().map(|bytes| starters::hash(&bytes));
+            (file, hash)
+        })
+        .collect()
 }
 
 fn relative(path: &Path) -> String {
