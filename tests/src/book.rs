@@ -62,13 +62,15 @@ pub fn gap_section(chapter: &Chapter, gap: &Gap) -> String {
     let source = fs::read_to_string(chapter.solution_dir().join(&gap.file)).unwrap_or_default();
     let file = gap.file.to_string_lossy().replace('\\', "/");
     let sections = sections(&page);
-    let including = anchors_around(&source, gap.line).into_iter().find_map(|anchor| {
-        let include = format!("solutions/{}/{file}:{anchor}}}}}", chapter.dir);
-        sections
-            .iter()
-            .find(|(_, line)| line.contains("{{#") && line.contains(&include))
-            .and_then(|(id, _)| id.clone())
-    });
+    let including = anchors_around(&source, gap.line)
+        .into_iter()
+        .find_map(|anchor| {
+            let include = format!("solutions/{}/{file}:{anchor}}}}}", chapter.dir);
+            sections
+                .iter()
+                .find(|(_, line)| line.contains("{{#") && line.contains(&include))
+                .and_then(|(id, _)| id.clone())
+        });
     let naming = || {
         sections
             .iter()

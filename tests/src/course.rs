@@ -66,7 +66,12 @@ impl Chapter {
         Chapter::all()
             .into_iter()
             .find(|chapter| chapter.number == number)
-            .ok_or_else(|| format!("there is no chapter {number:02}; the chapters are {}", known()))
+            .ok_or_else(|| {
+                format!(
+                    "there is no chapter {number:02}; the chapters are {}",
+                    known()
+                )
+            })
     }
 
     /// `ch03`.

@@ -41,7 +41,10 @@ pub struct ChapterCheck {
 
 impl ChapterCheck {
     pub fn passed(&self) -> usize {
-        self.results.iter().filter(|(_, result)| result.is_ok()).count()
+        self.results
+            .iter()
+            .filter(|(_, result)| result.is_ok())
+            .count()
     }
     pub fn done(&self) -> bool {
         self.build_error.is_none() && self.passed() == self.results.len()
@@ -59,7 +62,10 @@ impl ChapterCheck {
             })
             .flatten()
             .collect();
-        let next: Vec<&String> = self.next_gap().map(|gap| gap.scenarios.iter().collect()).unwrap_or_default();
+        let next: Vec<&String> = self
+            .next_gap()
+            .map(|gap| gap.scenarios.iter().collect())
+            .unwrap_or_default();
         let failures = || {
             self.results
                 .iter()
@@ -274,7 +280,10 @@ pub fn report(check: &ChapterCheck) -> String {
 pub fn next_step(check: &ChapterCheck) -> String {
     let chapter = &check.chapter;
     if check.done() {
-        return match Chapter::all().into_iter().find(|c| c.number > chapter.number) {
+        return match Chapter::all()
+            .into_iter()
+            .find(|c| c.number > chapter.number)
+        {
             Some(next) => format!(
                 "chapter {:02} is done. Next: book/src/{}.md, then `cargo xtask check {:02}`.",
                 chapter.number, next.dir, next.number

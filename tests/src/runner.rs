@@ -12,8 +12,8 @@ use serde_json::Value;
 
 use crate::course::Chapter;
 use crate::target::Target;
-use crate::{book, gaps, jsondiff};
 use crate::transcript::{Direction, Frame, Transcript};
+use crate::{book, gaps, jsondiff};
 
 /// What one run of a binary produced.
 pub struct Run {
@@ -160,7 +160,11 @@ fn run_lockstep(
     let (frame_sender, frames) = mpsc::channel::<Vec<u8>>();
     let writer = thread::spawn(move || {
         for bytes in frames {
-            if stdin.write_all(&bytes).and_then(|()| stdin.flush()).is_err() {
+            if stdin
+                .write_all(&bytes)
+                .and_then(|()| stdin.flush())
+                .is_err()
+            {
                 break;
             }
         }
@@ -171,7 +175,6 @@ fn run_lockstep(
     let mut due = 0;
     let mut line_open = false;
     let mut stalled = None;
-    let mut exited = false;
     'steps: for step in steps(transcript) {
         if let Some(frame) = step.send {
             frame_sender.send(frame.bytes.clone()).ok();
@@ -189,34 +192,42 @@ fn run_lockstep(
                     stalled = Some((got.len(), step.send.map(|frame| frame.line)));
                     break 'steps;
                 }
-                Err(RecvTimeoutError::Disconnected) => {
-                    exited = true;
-                    break 'steps;
-                }
+                Err(RecvTimeoutError::Disconnected) => break 'steps, // stdout closed
             }
         }
     }
     drop(frame_sender);
-    let mut killed = false;
-    while !exited {
+    // Stdin is closed now: read the rest until stdout closes, then wait for
+    // the exit, killing a server that outlives the hang guard.
+    let mut hung = false;
+    loop {
         match lines.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
             Ok(line) => got.push(line),
             Err(RecvTimeoutError::Disconnected) => break,
             Err(RecvTimeoutError::Timeout) => {
-                child.kill().ok();
-                killed = true;
+                hung = true;
                 break;
             }
         }
     }
-    let status = child.wait().map_err(|err| err.to_string())?;
+    let status = loop {
+        match child.try_wait().map_err(|err| err.to_string())? {
+            Some(status) => break Some(status),
+            None if hung || Instant::now() >= deadline => {
+                child.kill().ok();
+                child.wait().ok();
+                break None;
+            }
+            None => thread::sleep(Duration::from_millis(5)),
+        }
+    };
     writer.join().ok();
     let stderr = errors.join().unwrap_or_default();
     Ok(Lockstep {
         run: Run {
             stdout: got.concat(),
             stderr,
-            status: if killed { None } else { status.code() },
+            status: status.and_then(|status| status.code()),
         },
         stalled,
     })

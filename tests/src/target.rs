@@ -112,7 +112,9 @@ static BUILT: Mutex<Option<HashMap<String, Result<PathBuf, String>>>> = Mutex::n
 /// Forgets every build, so the next [`build`] runs cargo again: for
 /// `cargo xtask watch`, which checks the same crate after each save.
 pub fn forget_builds() {
-    *BUILT.lock().unwrap_or_else(|poisoned| poisoned.into_inner()) = None;
+    *BUILT
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner()) = None;
 }
 
 /// Builds binary `bin` of `package` (once per test process): the replay
@@ -126,7 +128,9 @@ pub fn build_bin(package: &str, bin: &str) -> Result<PathBuf, String> {
     let key = format!("{package} {bin}");
     if let Some(result) = built.get(&key) {
         return result.clone().map_err(|_| {
-            format!("`cargo build -p {package}` failed; its errors are shown once, in another report")
+            format!(
+                "`cargo build -p {package}` failed; its errors are shown once, in another report"
+            )
         });
     }
     let result = cargo_build(package, bin);

@@ -327,7 +327,8 @@ fn negotiated_versions(transcript: &Transcript) -> Vec<(usize, String)> {
                 initialize_ids.push((frame.channel.clone(), value["id"].clone()));
             }
             Direction::ServerToClient => {
-                let answers = initialize_ids.contains(&(frame.channel.clone(), value["id"].clone()));
+                let answers =
+                    initialize_ids.contains(&(frame.channel.clone(), value["id"].clone()));
                 if let (true, Some(version)) =
                     (answers, value["result"]["protocolVersion"].as_str())
                 {

@@ -13,17 +13,15 @@ use wire_tests::target::Target;
 use wire_tests::transcript::Transcript;
 
 fn server(name: &str) -> Target {
-    Target::binary(
-        course::root().join("tests/fixtures/servers").join(name),
-        "",
-    )
+    Target::binary(course::root().join("tests/fixtures/servers").join(name), "")
 }
 
 fn transcript(text: &str) -> Transcript {
     Transcript::parse(Path::new("lockstep.wire"), text).unwrap()
 }
 
-const TWO_LINES: &str = "# book: 01-echo.md#end-of-input-means-shut-down\n-> one\n<- one\n-> two\n<- two\n";
+const TWO_LINES: &str =
+    "# book: 01-echo.md#end-of-input-means-shut-down\n-> one\n<- one\n-> two\n<- two\n";
 
 #[test]
 fn a_buffering_server_fails_with_a_report_on_flushing() {
@@ -37,7 +35,10 @@ fn a_buffering_server_fails_with_a_report_on_flushing() {
         report.contains("server frame 1 of 2 never came while stdin was open: it was buffered"),
         "{report}"
     );
-    assert!(report.contains(&format!("section #{}", FLUSH_SECTION.split_once('#').unwrap().1)));
+    assert!(report.contains(&format!(
+        "section #{}",
+        FLUSH_SECTION.split_once('#').unwrap().1
+    )));
     assert!(report.contains("book/src/01-echo.md"), "{report}");
 }
 
@@ -70,7 +71,11 @@ fn the_reply_to_an_unfinished_line_is_awaited_at_end_of_input() {
     // A line finished by a later frame is answered as soon as it is whole.
     let split = "-> one\n<- one\n->! \"tw\"\n->! \"o\\n\"\n<- two\n";
     for text in [last, split] {
-        runner::check_waiting(&transcript(text), &server("echo.sh"), Duration::from_secs(30))
-            .unwrap();
+        runner::check_waiting(
+            &transcript(text),
+            &server("echo.sh"),
+            Duration::from_secs(30),
+        )
+        .unwrap();
     }
 }

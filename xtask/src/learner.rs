@@ -102,7 +102,9 @@ pub fn check(args: &[String]) -> ExitCode {
 /// `progress`: every chapter at a glance, and the next thing to do.
 pub fn progress(args: &[String]) -> ExitCode {
     if let Some(arg) = args.first() {
-        return usage(&format!("`cargo xtask progress` takes no arguments, not {arg:?}"));
+        return usage(&format!(
+            "`cargo xtask progress` takes no arguments, not {arg:?}"
+        ));
     }
     let mut checks = Vec::new();
     for chapter in Chapter::all() {
@@ -127,7 +129,11 @@ pub fn progress(args: &[String]) -> ExitCode {
         } else if check.done() {
             "done".to_string()
         } else {
-            format!("{} of {} scenarios pass", check.passed(), check.results.len())
+            format!(
+                "{} of {} scenarios pass",
+                check.passed(),
+                check.results.len()
+            )
         };
         println!(
             "  {:18} {} {written}/{} gaps written  {state}",
@@ -267,7 +273,9 @@ fn snapshot(dir: &Path) -> Vec<(PathBuf, Option<String>)> {
     wire_tests::course::crate_files(dir)
         .into_iter()
         .map(|file| {
-            let hash = fs::read(dir.join(&file)).ok().map(|bytes| starters::hash(&bytes));
+            let hash = fs::read(dir.join(&file))
+                .ok()
+                .map(|bytes| starters::hash(&bytes));
             (file, hash)
         })
         .collect()

@@ -241,7 +241,11 @@ fn trace(args: &[String]) -> Result<(), String> {
             continue; // An unfinished JSON value: wait for its next line.
         };
         show("→", "client", &frame);
-        if stdin.write_all(&frame).and_then(|()| stdin.flush()).is_err() {
+        if stdin
+            .write_all(&frame)
+            .and_then(|()| stdin.flush())
+            .is_err()
+        {
             break;
         }
         if let Some(note) = no_reply_note(&frame) {
@@ -271,7 +275,11 @@ fn gather(pending: &mut String, line: &str) -> Option<Vec<u8>> {
     if !pending.is_empty() {
         pending.push(' ');
     }
-    pending.push_str(if pending.is_empty() { line } else { line.trim() });
+    pending.push_str(if pending.is_empty() {
+        line
+    } else {
+        line.trim()
+    });
     match serde_json::from_str::<Value>(pending) {
         Err(err) if err.is_eof() => None,
         _ => Some(format!("{}\n", std::mem::take(pending)).into_bytes()),
@@ -441,7 +449,10 @@ mod tests {
     fn notifications_get_no_reply() {
         let note = br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
         assert_eq!(no_reply_note(note), Some("(no reply: a notification)"));
-        assert_eq!(no_reply_note(br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#), None);
+        assert_eq!(
+            no_reply_note(br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#),
+            None
+        );
         assert_eq!(no_reply_note(b"not json"), None);
     }
 }

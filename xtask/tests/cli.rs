@@ -40,7 +40,10 @@ fn a_filter_that_matches_nothing_is_a_usage_error() {
 
 #[test]
 fn other_usage_errors_exit_2() {
-    xtask().args(["check", "01", "--frobnicate"]).assert().code(2);
+    xtask()
+        .args(["check", "01", "--frobnicate"])
+        .assert()
+        .code(2);
     xtask().args(["reset"]).assert().code(2);
     xtask().args(["progress", "01"]).assert().code(2);
 }
@@ -70,8 +73,12 @@ fn the_starter_fails_and_leads_with_its_unwritten_gap() {
         .env("RUST_BACKTRACE", "1")
         .assert()
         .code(1)
-        .stdout(predicate::str::contains("[ ] ch01/echo-line  not written yet"))
-        .stdout(predicate::str::contains("gap ch01/echo-line is not written yet"))
+        .stdout(predicate::str::contains(
+            "[ ] ch01/echo-line  not written yet",
+        ))
+        .stdout(predicate::str::contains(
+            "gap ch01/echo-line is not written yet",
+        ))
         .stdout(predicate::str::contains(
             "book/src/01-echo.md, section #one-line-in-one-line-out",
         ))
