@@ -186,7 +186,7 @@ pub fn check() -> Result<Vec<Chapter>, String> {
                 (State::Fresh, true) => "not recorded in tests/starter-hashes.txt",
                 (State::Missing, _) => "missing",
                 (State::Stale, _) => "out of date",
-                (State::Edited, _) => "edited by hand (starters are generated)",
+                (State::Edited, _) => "edited by hand; starters are generated",
             };
             problems.push(format!("{} ({why})", file.name));
         }

@@ -10,8 +10,9 @@
 
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::process::Command;
+use std::process::{Command, Stdio};
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::course::{self, Chapter};
 
@@ -138,20 +139,41 @@ pub fn build_bin(package: &str, bin: &str) -> Result<PathBuf, String> {
     result
 }
 
+/// When set, builds show cargo's progress on stderr (for interactive
+/// commands like `cargo xtask run`, where a first build takes a while);
+/// otherwise cargo is quiet and its errors go into the report.
+static SHOW_PROGRESS: AtomicBool = AtomicBool::new(false);
+
+/// Lets cargo show its progress (and its errors) on stderr from now on.
+pub fn show_build_progress() {
+    SHOW_PROGRESS.store(true, Ordering::Relaxed);
+}
+
 fn cargo_build(package: &str, bin: &str) -> Result<PathBuf, String> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
+    let show = SHOW_PROGRESS.load(Ordering::Relaxed);
     // JSON messages tell us where the binary landed, whatever CARGO_TARGET_DIR
     // says; diagnostics are still rendered for humans on stderr.
     let output = Command::new(cargo)
-        .args(["build", "--quiet", "--package", package, "--bin", bin])
+        .args(["build", "--package", package, "--bin", bin])
+        .args(if show { None } else { Some("--quiet") })
         .arg("--message-format=json-render-diagnostics")
         .current_dir(course::root())
+        .stderr(if show {
+            Stdio::inherit()
+        } else {
+            Stdio::piped()
+        })
         .output()
         .map_err(|err| format!("cannot run cargo: {err}"))?;
     if !output.status.success() {
         return Err(format!(
-            "`cargo build -p {package}` failed, so there is nothing to test yet:\n{}",
-            String::from_utf8_lossy(&output.stderr)
+            "`cargo build -p {package}` failed, so there is nothing to test yet{}",
+            if show {
+                " (cargo's errors are above).".to_string()
+            } else {
+                format!(":\n{}", String::from_utf8_lossy(&output.stderr))
+            }
         ));
     }
     String::from_utf8_lossy(&output.stdout)

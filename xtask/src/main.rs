@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 use wire_tests::course::{self, Chapter};
-use wire_tests::target::{Kind, Target};
+use wire_tests::target::{self, Kind, Target};
 use wire_tests::transcript::{Direction, Transcript};
 use wire_tests::{gaps, runner, starters, textdiff};
 
@@ -48,8 +48,14 @@ fn main() -> ExitCode {
         Some("progress") => return learner::progress(rest),
         Some("watch") => return learner::watch(rest),
         Some("reset") => return learner::reset(rest),
-        Some("run") => play(rest),
-        Some("trace") => trace(rest),
+        Some("run") => {
+            target::show_build_progress(); // A first build takes a while: show it.
+            play(rest)
+        }
+        Some("trace") => {
+            target::show_build_progress();
+            trace(rest)
+        }
         Some("diff") => diff(rest),
         Some("starters") => starters(rest),
         Some("changes") => changes(rest),
