@@ -51,7 +51,7 @@ impl ChapterCheck {
     }
     /// The report to show in full: the first failure of a gap the learner
     /// wrote (that is what they are working on), else one of the next gap
-    /// to write, else the first failure.
+    /// to write, else the tour (the chapter in one scenario), else the first.
     pub fn first_failure(&self) -> Option<(&str, &str)> {
         let written_failing: Vec<&String> = self
             .gaps
@@ -80,6 +80,7 @@ impl ChapterCheck {
         failures()
             .find(|(name, _)| written_failing.iter().any(|failing| failing == name))
             .or_else(of_next_gap)
+            .or_else(|| failures().find(|(name, _)| *name == "tour"))
             .or_else(|| failures().next())
     }
     /// The first gap that is not written, or written but failing.
