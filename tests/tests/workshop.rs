@@ -155,7 +155,7 @@ fn check_reference(reference: FrameReference) -> Result<(), String> {
             )
         })?;
     match contains {
-        Some(text) if !frame.text().contains(&text) => Err(format!(
+        Some(text) if !String::from_utf8_lossy(&frame.bytes).contains(&text) => Err(format!(
             "{label} (line {}) does not contain {text:?}",
             frame.line
         )),
