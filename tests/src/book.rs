@@ -65,10 +65,17 @@ pub fn gap_section(chapter: &Chapter, gap: &Gap) -> String {
     let including = anchors_around(&source, gap.line)
         .into_iter()
         .find_map(|anchor| {
-            let include = format!("solutions/{}/{file}:{anchor}}}}}", chapter.dir);
+            // From `solutions/` or, for a file with gaps, its marker-free
+            // copy `generated/listings/…/file.txt`.
+            let includes = [
+                format!("solutions/{}/{file}:{anchor}}}}}", chapter.dir),
+                format!("listings/{}/{file}.txt:{anchor}}}}}", chapter.dir),
+            ];
             sections
                 .iter()
-                .find(|(_, line)| line.contains("{{#") && line.contains(&include))
+                .find(|(_, line)| {
+                    line.contains("{{#") && includes.iter().any(|include| line.contains(include))
+                })
                 .and_then(|(id, _)| id.clone())
         });
     let naming = || {

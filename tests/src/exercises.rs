@@ -5,11 +5,13 @@
 //! of a gap would stand above the exercise, with the generator's markers in
 //! it. Instead `cargo xtask changes` writes, under `book/src/generated/`:
 //!
-//! - `listings/NN-slug/src/…`: each solution file that has gaps, as the
+//! - `listings/NN-slug/src/….txt`: each solution file that has gaps, as the
 //!   learner's starter has it but without markers: a gap's code is the
 //!   starter's, after a one-line pointer to the Exercise section (`ANCHOR:`
 //!   lines stay, so the pages' anchors work). Files without gaps have no
-//!   markers: the pages include them from `solutions/` directly;
+//!   markers: the pages include them from `solutions/` directly. The `.txt`
+//!   ending keeps these copies out of the compiler's and the duplicate
+//!   finder's way: they are generated text, not code anyone edits;
 //! - `exercises/chNN.md`: for each gap, the starter's code, the three hint
 //!   tiers of `tests/hints/chNN.md` each folded in a `<details>`, and last,
 //!   folded too, the reference code.
@@ -27,12 +29,14 @@ use crate::hints;
 /// may reach a rendered page.
 pub const MARKERS: [&str; 4] = ["// GAP(", "// starter:", "// END(", "// TODO("];
 
-/// `book/src/generated/listings/03-add-tool/src/tools.rs`.
+/// `book/src/generated/listings/03-add-tool/src/tools.rs.txt`.
 pub fn listing_path(chapter: &Chapter, file: &Path) -> PathBuf {
+    let mut name = file.as_os_str().to_owned();
+    name.push(".txt");
     generated_dir()
         .join("listings")
         .join(&chapter.dir)
-        .join(file)
+        .join(name)
 }
 
 /// `book/src/generated/exercises/ch03.md`.

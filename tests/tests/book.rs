@@ -39,7 +39,7 @@ fn chapter_pages_show_listings_without_answers_and_end_the_exercise_with_hints()
             if text.contains("// GAP(") {
                 problems.push(format!(
                     "{name} includes solutions/{file}, which has gaps: answers and markers \
-                     would show; include generated/listings/{file} instead"
+                     would show; include generated/listings/{file}.txt instead"
                 ));
             }
         }
