@@ -110,6 +110,27 @@ impl Chapter {
         Chapter::all().into_iter().rfind(|c| c.number < self.number)
     }
 
+    /// The chapter whose solution this one starts as a copy of: the one
+    /// before it, unless the solution's `Cargo.toml` says otherwise with
+    /// `grows-from = "05"` under `[package.metadata.course]`, or
+    /// `grows-from = "nothing"` for a chapter that starts a new crate
+    /// (chapter 6's client follows five servers).
+    pub fn grows_from(&self) -> Option<Chapter> {
+        let manifest =
+            fs::read_to_string(self.solution_dir().join("Cargo.toml")).unwrap_or_default();
+        let declared = manifest
+            .lines()
+            .skip_while(|line| line.trim() != "[package.metadata.course]")
+            .find_map(|line| line.trim().strip_prefix("grows-from"))
+            .and_then(|rest| rest.trim().strip_prefix('='))
+            .map(|value| value.trim().trim_matches('"').to_string());
+        match declared.as_deref() {
+            None => self.previous(),
+            Some("nothing") => None,
+            Some(name) => Chapter::find(name).ok(),
+        }
+    }
+
     /// The scenario names of this chapter, sorted.
     pub fn scenarios(&self) -> Vec<String> {
         let mut names: Vec<String> = fs::read_dir(self.transcripts_dir())
@@ -172,6 +193,10 @@ pub fn crate_files(crate_dir: &Path) -> Vec<PathBuf> {
 /// The book includes it from `book/src/generated/changes-NN.diff`.
 pub fn changes(chapter: &Chapter) -> Option<String> {
     let previous = chapter.previous()?;
+    let Some(previous) = chapter.grows_from() else {
+        // A new crate: a diff would show the old one removed, line by line.
+        return Some(new_crate(chapter, &previous));
+    };
     let mut files = crate_files(&previous.solution_dir());
     files.extend(crate_files(&chapter.solution_dir()));
     files.sort();
@@ -179,8 +204,8 @@ pub fn changes(chapter: &Chapter) -> Option<String> {
     let mut out = String::new();
     for file in files {
         // Without the gap markers: the book shows no generator comments.
-        let old = crate::exercises::solution_text(&previous, &file);
-        let new = crate::exercises::solution_text(chapter, &file);
+        let old = without_course_metadata(&crate::exercises::solution_text(&previous, &file));
+        let new = without_course_metadata(&crate::exercises::solution_text(chapter, &file));
         let old_name = format!("solutions/{}/{}", previous.dir, file.display());
         let new_name = format!("solutions/{}/{}", chapter.dir, file.display());
         if let Some(diff) = crate::textdiff::unified(&old_name, &new_name, &old, &new) {
@@ -188,6 +213,52 @@ pub fn changes(chapter: &Chapter) -> Option<String> {
         }
     }
     Some(out)
+}
+
+/// A manifest without its `[package.metadata.course]` table and the comment
+/// above it: notes for the tooling, not a change a reader should study.
+fn without_course_metadata(text: &str) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    let Some(header) = lines
+        .iter()
+        .position(|line| line.trim() == "[package.metadata.course]")
+    else {
+        return text.to_string();
+    };
+    let mut start = header;
+    while start > 0 && lines[start - 1].starts_with('#') {
+        start -= 1;
+    }
+    let end = lines[header + 1..]
+        .iter()
+        .position(|line| line.starts_with('['))
+        .map_or(lines.len(), |at| header + 1 + at);
+    let kept: Vec<&str> = lines[..start]
+        .iter()
+        .chain(&lines[end..])
+        .copied()
+        .collect();
+    kept.iter().map(|line| format!("{line}\n")).collect()
+}
+
+/// What the "what changed" page says for a chapter that starts a new crate:
+/// that it does, and the files it starts with.
+fn new_crate(chapter: &Chapter, previous: &Chapter) -> String {
+    let mut out = format!(
+        "Chapter {:02} starts a new crate instead of growing chapter {:02}'s: every file is new.\n\n",
+        chapter.number, previous.number
+    );
+    for file in crate_files(&chapter.solution_dir()) {
+        let lines = crate::exercises::solution_text(chapter, &file)
+            .lines()
+            .count();
+        out += &format!(
+            "  solutions/{}/{}  ({lines} lines)\n",
+            chapter.dir,
+            file.display()
+        );
+    }
+    out
 }
 
 /// Where [`changes`] is stored for the book.
