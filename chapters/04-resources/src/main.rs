@@ -2,9 +2,16 @@
 //! to list and read (`resources/*`), and a tool, `search_notes`, that
 //! searches the same notes.
 //!
-//! `resources.rs` is new; the other files change in a few lines.
+//! New files, one job each: `notes.rs` (what a note is), `resources.rs` (the
+//! `resources/*` methods), `folder.rs` (the only way into `--notes-dir`),
+//! `paging.rs` (pages and cursors) and `base64.rs` (bytes in JSON). The other
+//! files change in a few lines.
 
+mod base64;
+mod folder;
 mod jsonrpc;
+mod notes;
+mod paging;
 mod resources;
 mod server;
 mod tools;
@@ -16,6 +23,9 @@ use std::process::ExitCode;
 use jsonrpc::Frame;
 use resources::Notes;
 use server::Server;
+
+/// Our name: in `serverInfo`, and at the start of every log line.
+const SERVER_NAME: &str = "ch04-resources";
 
 const HELP: &str = "\
 ch04-resources: an MCP server with engineering notes to read (resources),
@@ -41,7 +51,7 @@ fn main() -> ExitCode {
     let notes = match notes_dir(args).and_then(Notes::new) {
         Ok(notes) => notes,
         Err(problem) => {
-            eprintln!("ch04-resources: {problem}; try --help");
+            eprintln!("{SERVER_NAME}: {problem}; try --help");
             return ExitCode::from(2);
         }
     };
@@ -55,18 +65,18 @@ fn main() -> ExitCode {
             Ok(Frame::TooLarge) => Some(jsonrpc::frame_too_large()),
             Ok(Frame::Eof) => break,
             Err(err) => {
-                eprintln!("ch04-resources: cannot read stdin: {err}");
+                eprintln!("{SERVER_NAME}: cannot read stdin: {err}");
                 return ExitCode::FAILURE;
             }
         };
         if let Some(reply) = reply {
             if let Err(err) = jsonrpc::write_frame(&mut output, &reply) {
-                eprintln!("ch04-resources: cannot write stdout: {err}");
+                eprintln!("{SERVER_NAME}: cannot write stdout: {err}");
                 return ExitCode::FAILURE;
             }
         }
     }
-    eprintln!("ch04-resources: stdin closed, bye");
+    eprintln!("{SERVER_NAME}: stdin closed, bye");
     ExitCode::SUCCESS
 }
 // ANCHOR_END: main

@@ -3,7 +3,11 @@
 //!
 //! `prompts.rs` is new; the other files change in a few lines.
 
+mod base64;
+mod folder;
 mod jsonrpc;
+mod notes;
+mod paging;
 mod prompts;
 mod resources;
 mod server;
@@ -16,6 +20,9 @@ use std::process::ExitCode;
 use jsonrpc::Frame;
 use resources::Notes;
 use server::Server;
+
+/// Our name: in `serverInfo`, and at the start of every log line.
+const SERVER_NAME: &str = "ch05-prompts";
 
 const HELP: &str = "\
 ch05-prompts: an MCP server with engineering notes to read (resources),
@@ -42,7 +49,7 @@ fn main() -> ExitCode {
     let notes = match notes_dir(args).and_then(Notes::new) {
         Ok(notes) => notes,
         Err(problem) => {
-            eprintln!("ch05-prompts: {problem}; try --help");
+            eprintln!("{SERVER_NAME}: {problem}; try --help");
             return ExitCode::from(2);
         }
     };
@@ -56,18 +63,18 @@ fn main() -> ExitCode {
             Ok(Frame::TooLarge) => Some(jsonrpc::frame_too_large()),
             Ok(Frame::Eof) => break,
             Err(err) => {
-                eprintln!("ch05-prompts: cannot read stdin: {err}");
+                eprintln!("{SERVER_NAME}: cannot read stdin: {err}");
                 return ExitCode::FAILURE;
             }
         };
         if let Some(reply) = reply {
             if let Err(err) = jsonrpc::write_frame(&mut output, &reply) {
-                eprintln!("ch05-prompts: cannot write stdout: {err}");
+                eprintln!("{SERVER_NAME}: cannot write stdout: {err}");
                 return ExitCode::FAILURE;
             }
         }
     }
-    eprintln!("ch05-prompts: stdin closed, bye");
+    eprintln!("{SERVER_NAME}: stdin closed, bye");
     ExitCode::SUCCESS
 }
 // ANCHOR_END: main

@@ -12,6 +12,9 @@ use std::process::ExitCode;
 use jsonrpc::Frame;
 use server::Server;
 
+/// Our name: in `serverInfo`, and at the start of every log line.
+const SERVER_NAME: &str = "ch02-handshake";
+
 const HELP: &str = "\
 ch02-handshake: an MCP server that speaks the handshake and nothing else.
 
@@ -30,7 +33,7 @@ fn main() -> ExitCode {
         return ExitCode::SUCCESS;
     }
     if let Some(arg) = args.first() {
-        eprintln!("ch02-handshake: unknown argument {arg:?}; try --help");
+        eprintln!("{SERVER_NAME}: unknown argument {arg:?}; try --help");
         return ExitCode::from(2);
     }
 
@@ -43,18 +46,18 @@ fn main() -> ExitCode {
             Ok(Frame::TooLarge) => Some(jsonrpc::frame_too_large()),
             Ok(Frame::Eof) => break,
             Err(err) => {
-                eprintln!("ch02-handshake: cannot read stdin: {err}");
+                eprintln!("{SERVER_NAME}: cannot read stdin: {err}");
                 return ExitCode::FAILURE;
             }
         };
         if let Some(reply) = reply {
             if let Err(err) = jsonrpc::write_frame(&mut output, &reply) {
-                eprintln!("ch02-handshake: cannot write stdout: {err}");
+                eprintln!("{SERVER_NAME}: cannot write stdout: {err}");
                 return ExitCode::FAILURE;
             }
         }
     }
-    eprintln!("ch02-handshake: stdin closed, bye");
+    eprintln!("{SERVER_NAME}: stdin closed, bye");
     ExitCode::SUCCESS
 }
 // ANCHOR_END: main

@@ -13,6 +13,9 @@ use std::process::ExitCode;
 use jsonrpc::Frame;
 use server::Server;
 
+/// Our name: in `serverInfo`, and at the start of every log line.
+const SERVER_NAME: &str = "ch03-add-tool";
+
 const HELP: &str = "\
 ch03-add-tool: an MCP server with one tool, add, which adds two numbers.
 
@@ -31,7 +34,7 @@ fn main() -> ExitCode {
         return ExitCode::SUCCESS;
     }
     if let Some(arg) = args.first() {
-        eprintln!("ch03-add-tool: unknown argument {arg:?}; try --help");
+        eprintln!("{SERVER_NAME}: unknown argument {arg:?}; try --help");
         return ExitCode::from(2);
     }
 
@@ -44,18 +47,18 @@ fn main() -> ExitCode {
             Ok(Frame::TooLarge) => Some(jsonrpc::frame_too_large()),
             Ok(Frame::Eof) => break,
             Err(err) => {
-                eprintln!("ch03-add-tool: cannot read stdin: {err}");
+                eprintln!("{SERVER_NAME}: cannot read stdin: {err}");
                 return ExitCode::FAILURE;
             }
         };
         if let Some(reply) = reply {
             if let Err(err) = jsonrpc::write_frame(&mut output, &reply) {
-                eprintln!("ch03-add-tool: cannot write stdout: {err}");
+                eprintln!("{SERVER_NAME}: cannot write stdout: {err}");
                 return ExitCode::FAILURE;
             }
         }
     }
-    eprintln!("ch03-add-tool: stdin closed, bye");
+    eprintln!("{SERVER_NAME}: stdin closed, bye");
     ExitCode::SUCCESS
 }
 // ANCHOR_END: main

@@ -1,6 +1,6 @@
 //! The tools: how they describe themselves (`tools/list`) and what they do
-//! (`tools/call`). `add` is chapter 3's; `search_notes` lives in resources.rs,
-//! next to the notes it searches.
+//! (`tools/call`). `add` is chapter 3's; `search_notes` searches the notes
+//! that resources.rs serves.
 
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
@@ -10,7 +10,7 @@ use crate::resources::Notes;
 
 // ANCHOR: list
 pub fn list() -> Value {
-    json!({ "tools": [add_definition(), Notes::search_definition()] })
+    json!({ "tools": [add_definition(), search_definition()] })
 }
 
 /// What the model reads to decide whether and how to call `add`.
@@ -59,7 +59,7 @@ pub fn call(params: Option<Value>, notes: &Notes) -> Result<Value, RpcError> {
             Ok(sum) => tool_result(sum),
             Err(advice) => tool_error(advice),
         }),
-        "search_notes" => Ok(notes.search(&arguments)),
+        "search_notes" => Ok(search_notes(notes, &arguments)),
         _ => Err(RpcError::new(-32602, format!("Unknown tool: {name}"))),
     }
 }
@@ -75,7 +75,7 @@ fn tool_result(sum: Value) -> Value {
     })
 }
 
-pub fn tool_error(advice: String) -> Value {
+fn tool_error(advice: String) -> Value {
     json!({
         "content": [{ "type": "text", "text": advice }],
         "isError": true,
@@ -153,3 +153,76 @@ fn describe(value: &Value) -> String {
     }
 }
 // ANCHOR_END: add
+
+// ANCHOR: search
+/// The notes of resources.rs as a tool: the model decides when to search.
+fn search_definition() -> Value {
+    json!({
+        "name": "search_notes",
+        "title": "Search the engineering notes",
+        "description": "Finds the notes whose text contains a word or phrase, ignoring case. \
+                        Returns the first matching line of each note, and a link to the \
+                        whole note.",
+        "inputSchema": {
+            "type": "object",
+            "properties": {
+                "query": {
+                    "type": "string",
+                    "minLength": 1,
+                    "description": "The word or phrase to look for, such as retry",
+                },
+            },
+            "required": ["query"],
+            "additionalProperties": false,
+        },
+        "annotations": { "readOnlyHint": true },
+    })
+}
+
+/// Runs `search_notes`: a text block with one line per match, then a
+/// `resource_link` per match (a Resource from resources/list, plus a type).
+fn search_notes(notes: &Notes, arguments: &Map<String, Value>) -> Value {
+    if let Some(unknown) = arguments.keys().find(|key| *key != "query") {
+        return tool_error(format!(
+            "Unknown argument \"{unknown}\": search_notes takes one string, query."
+        ));
+    }
+    let query = match arguments.get("query") {
+        Some(Value::String(query)) if !query.trim().is_empty() => query.trim(),
+        Some(_) => {
+            return tool_error(
+                "Argument \"query\" must be a non-empty string, such as \"retry\".".to_string(),
+            );
+        }
+        None => {
+            return tool_error(
+                "Missing argument \"query\": say what to look for, such as \"retry\".".to_string(),
+            );
+        }
+    };
+    let needle = query.to_lowercase();
+    let mut lines = Vec::new();
+    let mut content = Vec::new();
+    for entry in notes.entries() {
+        let Some(text) = entry.text() else {
+            continue; // Binary notes are not searched.
+        };
+        if let Some(line) = text
+            .lines()
+            .find(|line| line.to_lowercase().contains(&needle))
+        {
+            lines.push(format!("{}: {}", entry.uri, line.trim()));
+            let mut link = entry.to_json();
+            link["type"] = "resource_link".into();
+            content.push(link);
+        }
+    }
+    let summary = match lines.len() {
+        0 => format!("No note contains \"{query}\"."),
+        1 => format!("1 note contains \"{query}\":\n{}", lines.join("\n")),
+        n => format!("{n} notes contain \"{query}\":\n{}", lines.join("\n")),
+    };
+    content.insert(0, json!({ "type": "text", "text": summary }));
+    json!({ "content": content, "isError": false })
+}
+// ANCHOR_END: search
