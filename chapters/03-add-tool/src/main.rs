@@ -7,7 +7,7 @@ mod jsonrpc;
 mod server;
 mod tools;
 
-use std::io;
+use std::io::{self, BufReader, BufWriter, Write};
 use std::process::ExitCode;
 
 use jsonrpc::Frame;
@@ -38,13 +38,16 @@ fn main() -> ExitCode {
         return ExitCode::from(2);
     }
 
-    let mut input = io::stdin().lock();
-    let mut output = io::stdout().lock();
+    // Buffers of our own at both ends: `input.buffer()` shows the bytes that
+    // have arrived but are not read yet, and `output` holds replies until
+    // we flush.
+    let mut input = BufReader::new(io::stdin().lock());
+    let mut output = BufWriter::new(io::stdout().lock());
     let mut server = Server::new();
     loop {
         let reply = match jsonrpc::read_frame(&mut input) {
             Ok(Frame::Line(line)) => server.handle_line(&line),
-            Ok(Frame::TooLarge) => Some(jsonrpc::frame_too_large()),
+            Ok(Frame::TooLarge) => Some(server.for_revision(jsonrpc::frame_too_large())),
             Ok(Frame::Eof) => break,
             Err(err) => {
                 eprintln!("{SERVER_NAME}: cannot read stdin: {err}");
@@ -57,6 +60,17 @@ fn main() -> ExitCode {
                 return ExitCode::FAILURE;
             }
         }
+        // ANCHOR: flush
+        // Flush when nothing more is buffered, so before every read that could
+        // block: no reply waits while we do. Replies to input that is already
+        // here go out together, in one write.
+        if input.buffer().is_empty() {
+            if let Err(err) = output.flush() {
+                eprintln!("{SERVER_NAME}: cannot flush stdout: {err}");
+                return ExitCode::FAILURE;
+            }
+        }
+        // ANCHOR_END: flush
     }
     eprintln!("{SERVER_NAME}: stdin closed, bye");
     ExitCode::SUCCESS

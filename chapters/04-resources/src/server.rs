@@ -57,7 +57,7 @@ impl Server {
             return None; // A blank line carries no message.
         }
         match jsonrpc::parse(line) {
-            Err(reply) => Some(reply),
+            Err(reply) => Some(self.for_revision(reply)),
             Ok(Message::Request { id, method, params }) => {
                 Some(Reply::new(id, self.handle_request(&method, params)))
             }
@@ -72,6 +72,18 @@ impl Server {
         }
     }
     // ANCHOR_END: handle_line
+
+    // ANCHOR: for_revision
+    /// An error reply whose request id could not be read, in the agreed
+    /// revision's shape: 2025-11-25 leaves the id out. 2025-06-18's schema has
+    /// no shape for it, and its text defers to JSON-RPC 2.0: `"id": null`.
+    pub fn for_revision(&self, reply: Reply) -> Reply {
+        match self.protocol_version.as_deref() {
+            Some("2025-06-18") => reply.with_null_id(),
+            _ => reply,
+        }
+    }
+    // ANCHOR_END: for_revision
 
     // ANCHOR: dispatch
     fn handle_request(&mut self, method: &str, params: Option<Value>) -> Result<Value, RpcError> {

@@ -47,7 +47,7 @@ fn main() -> ExitCode {
     loop {
         let reply = match jsonrpc::read_frame(&mut input) {
             Ok(Frame::Line(line)) => server.handle_line(&line),
-            Ok(Frame::TooLarge) => Some(jsonrpc::frame_too_large()),
+            Ok(Frame::TooLarge) => Some(server.for_revision(jsonrpc::frame_too_large())),
             Ok(Frame::Eof) => break,
             Err(err) => {
                 eprintln!("{SERVER_NAME}: cannot read stdin: {err}");
