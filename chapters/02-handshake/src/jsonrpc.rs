@@ -44,7 +44,7 @@ pub fn read_frame(mut input: impl BufRead) -> io::Result<Frame> {
 
 // ANCHOR: write_frame
 /// Writes one reply into `output`'s buffer. It does not flush: the loop in
-/// main.rs flushes when it has no more input at hand.
+/// main.rs flushes when no further frame is at hand.
 pub fn write_frame(output: &mut impl Write, reply: &Reply) -> io::Result<()> {
     // serde_json never writes a raw newline: newlines inside strings are
     // escaped as `\n`, so one message always stays on one line.

@@ -77,10 +77,10 @@ fn main() -> ExitCode {
             }
         }
         // ANCHOR: flush
-        // Flush when nothing more is buffered, so before every read that could
-        // block: no reply waits while we do. Replies to input that is already
-        // here go out together, in one write.
-        if input.buffer().is_empty() {
+        // Flush unless the next frame is already here in full: the next read
+        // could then block, and no reply may wait while we do. Replies to
+        // frames that are already here go out together, in one write.
+        if !input.buffer().contains(&b'\n') {
             if let Err(err) = output.flush() {
                 eprintln!("{SERVER_NAME}: cannot flush stdout: {err}");
                 return ExitCode::FAILURE;
