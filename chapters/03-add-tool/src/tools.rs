@@ -67,16 +67,16 @@ fn tool_error(advice: String) -> Value {
 // ANCHOR_END: results
 
 // ANCHOR: add
-/// The largest integer that a JSON number carries exactly through most
-/// parsers (JavaScript's included): 2^53 - 1.
+/// 2^53 - 1: up to here a double (Rust's f64, and every JavaScript number)
+/// holds every integer, so integer sums are exact. Beyond it, it skips some.
 const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
 
 /// Adds `a` and `b`, or says what the caller must change.
 fn add(arguments: &Map<String, Value>) -> Result<Value, String> {
     // TODO(ch03/add): reject unknown arguments, read a and b as numbers,
-    // and refuse a sum that is not finite.
+    // and refuse a sum beyond MAX_SAFE_INTEGER in size (it may be rounded).
     todo!(
-        "ch03/add: reject unknown arguments, read a and b as numbers, and refuse a sum that is not finite."
+        "ch03/add: reject unknown arguments, read a and b as numbers, and refuse a sum beyond MAX_SAFE_INTEGER in size (it may be rounded)."
     )
     // END(ch03/add)
 }
@@ -96,12 +96,15 @@ fn number(arguments: &Map<String, Value>, name: &str) -> Result<f64, String> {
             ));
         }
     };
-    // Every JSON number converts to f64; big integers lose digits on the way.
-    let float = value.as_f64().unwrap_or(f64::NAN);
-    if (value.is_i64() || value.is_u64()) && float.abs() > MAX_SAFE_INTEGER {
+    // Every JSON number becomes an f64, and past 2^53 - 1 that can lose
+    // digits on the way in: serde_json already reads -18446744073709551615,
+    // too big for an i64, as the float -1.8446744073709552e19. So any number
+    // that big is refused, however it is written.
+    let float = value.as_f64().unwrap_or(f64::INFINITY);
+    if float.abs() > MAX_SAFE_INTEGER {
         return Err(format!(
             "Argument \"{name}\" is {value}, too large to add exactly; \
-             use integers between -9007199254740991 and 9007199254740991."
+             use numbers between -9007199254740991 and 9007199254740991."
         ));
     }
     Ok(float)

@@ -2,20 +2,30 @@
 //! to list and read (`resources/*`), and a tool, `search_notes`, that
 //! searches the same notes.
 //!
-//! `resources.rs` is new; the other files change in a few lines.
+//! New files, one job each: `notes.rs` (what a note is), `resources.rs` (the
+//! `resources/*` methods), `folder.rs` (the only way into `--notes-dir`),
+//! `paging.rs` (pages and cursors) and `base64.rs` (bytes in JSON). The other
+//! files change in a few lines.
 
+mod base64;
+mod folder;
 mod jsonrpc;
+mod notes;
+mod paging;
 mod resources;
 mod server;
 mod tools;
 
-use std::io;
+use std::io::{self, BufReader, BufWriter, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use jsonrpc::Frame;
 use resources::Notes;
 use server::Server;
+
+/// Our name: in `serverInfo`, and at the start of every log line.
+const SERVER_NAME: &str = "ch04-resources";
 
 const HELP: &str = "\
 ch04-resources: an MCP server with engineering notes to read (resources),
@@ -41,32 +51,46 @@ fn main() -> ExitCode {
     let notes = match notes_dir(args).and_then(Notes::new) {
         Ok(notes) => notes,
         Err(problem) => {
-            eprintln!("ch04-resources: {problem}; try --help");
+            eprintln!("{SERVER_NAME}: {problem}; try --help");
             return ExitCode::from(2);
         }
     };
 
-    let mut input = io::stdin().lock();
-    let mut output = io::stdout().lock();
+    // Buffers of our own at both ends: `input.buffer()` shows the bytes that
+    // have arrived but are not read yet, and `output` holds replies until
+    // we flush.
+    let mut input = BufReader::new(io::stdin().lock());
+    let mut output = BufWriter::new(io::stdout().lock());
     let mut server = Server::new(notes);
     loop {
         let reply = match jsonrpc::read_frame(&mut input) {
             Ok(Frame::Line(line)) => server.handle_line(&line),
-            Ok(Frame::TooLarge) => Some(jsonrpc::frame_too_large()),
+            Ok(Frame::TooLarge) => Some(server.for_revision(jsonrpc::frame_too_large())),
             Ok(Frame::Eof) => break,
             Err(err) => {
-                eprintln!("ch04-resources: cannot read stdin: {err}");
+                eprintln!("{SERVER_NAME}: cannot read stdin: {err}");
                 return ExitCode::FAILURE;
             }
         };
         if let Some(reply) = reply {
             if let Err(err) = jsonrpc::write_frame(&mut output, &reply) {
-                eprintln!("ch04-resources: cannot write stdout: {err}");
+                eprintln!("{SERVER_NAME}: cannot write stdout: {err}");
                 return ExitCode::FAILURE;
             }
         }
+        // ANCHOR: flush
+        // Flush unless the next frame is already here in full: the next read
+        // could then block, and no reply may wait while we do. Replies to
+        // frames that are already here go out together, in one write.
+        if !input.buffer().contains(&b'\n') {
+            if let Err(err) = output.flush() {
+                eprintln!("{SERVER_NAME}: cannot flush stdout: {err}");
+                return ExitCode::FAILURE;
+            }
+        }
+        // ANCHOR_END: flush
     }
-    eprintln!("ch04-resources: stdin closed, bye");
+    eprintln!("{SERVER_NAME}: stdin closed, bye");
     ExitCode::SUCCESS
 }
 // ANCHOR_END: main

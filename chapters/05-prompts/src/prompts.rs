@@ -9,7 +9,8 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use crate::jsonrpc::RpcError;
-use crate::resources::{self, ListParams, Notes};
+use crate::paging::{self, ListParams};
+use crate::resources::Notes;
 
 // ANCHOR: definitions
 /// A prompt, as `prompts/list` describes it. The same definitions drive the
@@ -70,9 +71,9 @@ const PROMPTS: [Prompt; 2] = [
 
 // ANCHOR: list
 pub fn list(params: Option<Value>) -> Result<Value, RpcError> {
-    let ListParams { cursor } = resources::list_params(params)?;
+    let ListParams { cursor } = paging::list_params(params)?;
     let names: Vec<&str> = PROMPTS.iter().map(|prompt| prompt.name).collect();
-    let (range, next_cursor) = resources::page(&names, cursor.as_deref())?;
+    let (range, next_cursor) = paging::page(&names, cursor.as_deref())?;
     let prompts: Vec<Value> = PROMPTS[range].iter().map(Prompt::to_json).collect();
     let mut result = json!({ "prompts": prompts });
     if let Some(next_cursor) = next_cursor {

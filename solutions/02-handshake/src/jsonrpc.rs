@@ -43,12 +43,13 @@ pub fn read_frame(mut input: impl BufRead) -> io::Result<Frame> {
 // ANCHOR_END: read_frame
 
 // ANCHOR: write_frame
+/// Writes one reply into `output`'s buffer. It does not flush: the loop in
+/// main.rs flushes when no further frame is at hand.
 pub fn write_frame(output: &mut impl Write, reply: &Reply) -> io::Result<()> {
     // serde_json never writes a raw newline: newlines inside strings are
     // escaped as `\n`, so one message always stays on one line.
     serde_json::to_writer(&mut *output, reply)?;
-    output.write_all(b"\n")?;
-    output.flush()
+    output.write_all(b"\n")
 }
 // ANCHOR_END: write_frame
 
@@ -57,7 +58,8 @@ pub fn write_frame(output: &mut impl Write, reply: &Reply) -> io::Result<()> {
 #[derive(Serialize)]
 pub struct Reply {
     jsonrpc: &'static str,
-    /// Absent only when the request's id could not be read (MCP 2025-11-25).
+    /// Absent when the request's id could not be read (MCP 2025-11-25);
+    /// `null` then under 2025-06-18, which follows JSON-RPC 2.0.
     #[serde(skip_serializing_if = "Option::is_none")]
     id: Option<Value>,
     #[serde(flatten)]
@@ -91,6 +93,13 @@ impl Reply {
             id: None,
             outcome: Outcome::Error(error),
         }
+    }
+
+    /// The same reply with `"id": null` where it has no id: how plain
+    /// JSON-RPC 2.0 says "I could not read your id".
+    pub fn with_null_id(mut self) -> Reply {
+        self.id.get_or_insert(Value::Null);
+        self
     }
 }
 // ANCHOR_END: reply
@@ -205,8 +214,14 @@ pub fn parse(line: &[u8]) -> Result<Message, Reply> {
         return Ok(Message::Notification { method });
     };
     let params = object.remove("params");
-    if params.as_ref().is_some_and(|params| !params.is_object()) {
-        let error = RpcError::invalid_params("params must be an object");
+    let error = match &params {
+        None | Some(Value::Object(_)) => None,
+        // JSON-RPC allows params by position, in an array; MCP names them.
+        Some(Value::Array(_)) => Some(RpcError::invalid_params("params must be an object")),
+        // A string or a number is not params at all: a broken request.
+        Some(_) => Some(RpcError::invalid_request("params must be an object")),
+    };
+    if let Some(error) = error {
         return Err(Reply::new(id, Err(error)));
     }
     Ok(Message::Request { id, method, params })

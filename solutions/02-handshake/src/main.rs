@@ -6,11 +6,14 @@
 mod jsonrpc;
 mod server;
 
-use std::io;
+use std::io::{self, BufReader, BufWriter, Write};
 use std::process::ExitCode;
 
 use jsonrpc::Frame;
 use server::Server;
+
+/// Our name: in `serverInfo`, and at the start of every log line.
+const SERVER_NAME: &str = "ch02-handshake";
 
 const HELP: &str = "\
 ch02-handshake: an MCP server that speaks the handshake and nothing else.
@@ -30,31 +33,45 @@ fn main() -> ExitCode {
         return ExitCode::SUCCESS;
     }
     if let Some(arg) = args.first() {
-        eprintln!("ch02-handshake: unknown argument {arg:?}; try --help");
+        eprintln!("{SERVER_NAME}: unknown argument {arg:?}; try --help");
         return ExitCode::from(2);
     }
 
-    let mut input = io::stdin().lock();
-    let mut output = io::stdout().lock();
+    // Buffers of our own at both ends: `input.buffer()` shows the bytes that
+    // have arrived but are not read yet, and `output` holds replies until
+    // we flush.
+    let mut input = BufReader::new(io::stdin().lock());
+    let mut output = BufWriter::new(io::stdout().lock());
     let mut server = Server::new();
     loop {
         let reply = match jsonrpc::read_frame(&mut input) {
             Ok(Frame::Line(line)) => server.handle_line(&line),
-            Ok(Frame::TooLarge) => Some(jsonrpc::frame_too_large()),
+            Ok(Frame::TooLarge) => Some(server.for_revision(jsonrpc::frame_too_large())),
             Ok(Frame::Eof) => break,
             Err(err) => {
-                eprintln!("ch02-handshake: cannot read stdin: {err}");
+                eprintln!("{SERVER_NAME}: cannot read stdin: {err}");
                 return ExitCode::FAILURE;
             }
         };
         if let Some(reply) = reply {
             if let Err(err) = jsonrpc::write_frame(&mut output, &reply) {
-                eprintln!("ch02-handshake: cannot write stdout: {err}");
+                eprintln!("{SERVER_NAME}: cannot write stdout: {err}");
                 return ExitCode::FAILURE;
             }
         }
+        // ANCHOR: flush
+        // Flush unless the next frame is already here in full: the next read
+        // could then block, and no reply may wait while we do. Replies to
+        // frames that are already here go out together, in one write.
+        if !input.buffer().contains(&b'\n') {
+            if let Err(err) = output.flush() {
+                eprintln!("{SERVER_NAME}: cannot flush stdout: {err}");
+                return ExitCode::FAILURE;
+            }
+        }
+        // ANCHOR_END: flush
     }
-    eprintln!("ch02-handshake: stdin closed, bye");
+    eprintln!("{SERVER_NAME}: stdin closed, bye");
     ExitCode::SUCCESS
 }
 // ANCHOR_END: main

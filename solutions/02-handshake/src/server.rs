@@ -3,6 +3,7 @@
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
+use crate::SERVER_NAME;
 use crate::jsonrpc::{self, Message, Reply, RpcError};
 
 // ANCHOR: versions
@@ -12,8 +13,6 @@ pub const LATEST_PROTOCOL_VERSION: &str = "2025-11-25";
 /// Every revision this server can speak, newest first.
 pub const SUPPORTED_PROTOCOL_VERSIONS: [&str; 2] = [LATEST_PROTOCOL_VERSION, "2025-06-18"];
 // ANCHOR_END: versions
-
-const SERVER_NAME: &str = "ch02-handshake";
 
 pub struct Server {
     /// The revision agreed in `initialize`; `None` until then.
@@ -52,7 +51,7 @@ impl Server {
             return None; // A blank line carries no message.
         }
         match jsonrpc::parse(line) {
-            Err(reply) => Some(reply),
+            Err(reply) => Some(self.for_revision(reply)),
             Ok(Message::Request { id, method, params }) => {
                 Some(Reply::new(id, self.handle_request(&method, params)))
             }
@@ -61,12 +60,24 @@ impl Server {
                 None // Notifications never get a reply, not even an error.
             }
             Ok(Message::Response) => {
-                eprintln!("ch02-handshake: ignoring a response; this server sends no requests");
+                eprintln!("{SERVER_NAME}: ignoring a response; this server sends no requests");
                 None
             }
         }
     }
     // ANCHOR_END: handle_line
+
+    // ANCHOR: for_revision
+    /// An error reply whose request id could not be read, in the agreed
+    /// revision's shape: 2025-11-25 leaves the id out. 2025-06-18's schema has
+    /// no shape for it, and its text defers to JSON-RPC 2.0: `"id": null`.
+    pub fn for_revision(&self, reply: Reply) -> Reply {
+        match self.protocol_version.as_deref() {
+            Some("2025-06-18") => reply.with_null_id(),
+            _ => reply,
+        }
+    }
+    // ANCHOR_END: for_revision
 
     // ANCHOR: dispatch
     fn handle_request(&mut self, method: &str, params: Option<Value>) -> Result<Value, RpcError> {
@@ -81,8 +92,8 @@ impl Server {
 
     fn handle_notification(&mut self, method: &str) {
         match method {
-            "notifications/initialized" => eprintln!("ch02-handshake: client is ready"),
-            _ => eprintln!("ch02-handshake: ignoring notification {method}"),
+            "notifications/initialized" => eprintln!("{SERVER_NAME}: client is ready"),
+            _ => eprintln!("{SERVER_NAME}: ignoring notification {method}"),
         }
     }
     // ANCHOR_END: dispatch
@@ -98,7 +109,7 @@ impl Server {
         let params: InitializeParams =
             serde_json::from_value(params).map_err(RpcError::invalid_params)?;
         eprintln!(
-            "ch02-handshake: {} {} asks for {} ({} client capabilities)",
+            "{SERVER_NAME}: {} {} asks for {} ({} client capabilities)",
             params.client_info.name,
             params.client_info.version,
             params.protocol_version,

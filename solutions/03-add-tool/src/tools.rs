@@ -87,14 +87,14 @@ fn tool_error(advice: String) -> Value {
 // ANCHOR_END: results
 
 // ANCHOR: add
-/// The largest integer that a JSON number carries exactly through most
-/// parsers (JavaScript's included): 2^53 - 1.
+/// 2^53 - 1: up to here a double (Rust's f64, and every JavaScript number)
+/// holds every integer, so integer sums are exact. Beyond it, it skips some.
 const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
 
 /// Adds `a` and `b`, or says what the caller must change.
 fn add(arguments: &Map<String, Value>) -> Result<Value, String> {
     // GAP(ch03/add): reject unknown arguments, read a and b as numbers,
-    // and refuse a sum that is not finite.
+    // and refuse a sum beyond MAX_SAFE_INTEGER in size (it may be rounded).
     if let Some(unknown) = arguments.keys().find(|key| *key != "a" && *key != "b") {
         return Err(format!(
             "Unknown argument \"{unknown}\": add takes exactly two numbers, a and b."
@@ -103,10 +103,13 @@ fn add(arguments: &Map<String, Value>) -> Result<Value, String> {
     let a = number(arguments, "a")?;
     let b = number(arguments, "b")?;
     let sum = a + b;
-    if !sum.is_finite() {
+    // Past 2^53 - 1 the sum may have been rounded: refuse it rather than
+    // answer a number that is quietly wrong.
+    if sum.abs() > MAX_SAFE_INTEGER {
         let (a, b) = (json_number(a), json_number(b));
         return Err(format!(
-            "The sum of {a} and {b} is too large to represent; use smaller numbers."
+            "The sum of {a} and {b} is beyond 9007199254740991 in size, where it \
+             may not be exact; use smaller numbers."
         ));
     }
     Ok(json_number(sum))
@@ -128,12 +131,15 @@ fn number(arguments: &Map<String, Value>, name: &str) -> Result<f64, String> {
             ));
         }
     };
-    // Every JSON number converts to f64; big integers lose digits on the way.
-    let float = value.as_f64().unwrap_or(f64::NAN);
-    if (value.is_i64() || value.is_u64()) && float.abs() > MAX_SAFE_INTEGER {
+    // Every JSON number becomes an f64, and past 2^53 - 1 that can lose
+    // digits on the way in: serde_json already reads -18446744073709551615,
+    // too big for an i64, as the float -1.8446744073709552e19. So any number
+    // that big is refused, however it is written.
+    let float = value.as_f64().unwrap_or(f64::INFINITY);
+    if float.abs() > MAX_SAFE_INTEGER {
         return Err(format!(
             "Argument \"{name}\" is {value}, too large to add exactly; \
-             use integers between -9007199254740991 and 9007199254740991."
+             use numbers between -9007199254740991 and 9007199254740991."
         ));
     }
     Ok(float)

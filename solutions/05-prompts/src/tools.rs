@@ -1,6 +1,6 @@
 //! The tools: how they describe themselves (`tools/list`) and what they do
-//! (`tools/call`). `add` is chapter 3's; `search_notes` lives in resources.rs,
-//! next to the notes it searches.
+//! (`tools/call`). `add` is chapter 3's; `search_notes` searches the notes
+//! that resources.rs serves.
 
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
@@ -10,7 +10,7 @@ use crate::resources::Notes;
 
 // ANCHOR: list
 pub fn list() -> Value {
-    json!({ "tools": [add_definition(), Notes::search_definition()] })
+    json!({ "tools": [add_definition(), search_definition()] })
 }
 
 /// What the model reads to decide whether and how to call `add`.
@@ -59,7 +59,7 @@ pub fn call(params: Option<Value>, notes: &Notes) -> Result<Value, RpcError> {
             Ok(sum) => tool_result(sum),
             Err(advice) => tool_error(advice),
         }),
-        "search_notes" => Ok(notes.search(&arguments)),
+        "search_notes" => Ok(search_notes(notes, &arguments)),
         _ => Err(RpcError::new(-32602, format!("Unknown tool: {name}"))),
     }
 }
@@ -75,7 +75,7 @@ fn tool_result(sum: Value) -> Value {
     })
 }
 
-pub fn tool_error(advice: String) -> Value {
+fn tool_error(advice: String) -> Value {
     json!({
         "content": [{ "type": "text", "text": advice }],
         "isError": true,
@@ -84,8 +84,8 @@ pub fn tool_error(advice: String) -> Value {
 // ANCHOR_END: results
 
 // ANCHOR: add
-/// The largest integer that a JSON number carries exactly through most
-/// parsers (JavaScript's included): 2^53 - 1.
+/// 2^53 - 1: up to here a double (Rust's f64, and every JavaScript number)
+/// holds every integer, so integer sums are exact. Beyond it, it skips some.
 const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
 
 /// Adds `a` and `b`, or says what the caller must change.
@@ -98,10 +98,13 @@ fn add(arguments: &Map<String, Value>) -> Result<Value, String> {
     let a = number(arguments, "a")?;
     let b = number(arguments, "b")?;
     let sum = a + b;
-    if !sum.is_finite() {
+    // Past 2^53 - 1 the sum may have been rounded: refuse it rather than
+    // answer a number that is quietly wrong.
+    if sum.abs() > MAX_SAFE_INTEGER {
         let (a, b) = (json_number(a), json_number(b));
         return Err(format!(
-            "The sum of {a} and {b} is too large to represent; use smaller numbers."
+            "The sum of {a} and {b} is beyond 9007199254740991 in size, where it \
+             may not be exact; use smaller numbers."
         ));
     }
     Ok(json_number(sum))
@@ -122,12 +125,15 @@ fn number(arguments: &Map<String, Value>, name: &str) -> Result<f64, String> {
             ));
         }
     };
-    // Every JSON number converts to f64; big integers lose digits on the way.
-    let float = value.as_f64().unwrap_or(f64::NAN);
-    if (value.is_i64() || value.is_u64()) && float.abs() > MAX_SAFE_INTEGER {
+    // Every JSON number becomes an f64, and past 2^53 - 1 that can lose
+    // digits on the way in: serde_json already reads -18446744073709551615,
+    // too big for an i64, as the float -1.8446744073709552e19. So any number
+    // that big is refused, however it is written.
+    let float = value.as_f64().unwrap_or(f64::INFINITY);
+    if float.abs() > MAX_SAFE_INTEGER {
         return Err(format!(
             "Argument \"{name}\" is {value}, too large to add exactly; \
-             use integers between -9007199254740991 and 9007199254740991."
+             use numbers between -9007199254740991 and 9007199254740991."
         ));
     }
     Ok(float)
@@ -153,3 +159,76 @@ fn describe(value: &Value) -> String {
     }
 }
 // ANCHOR_END: add
+
+// ANCHOR: search
+/// The notes of resources.rs as a tool: the model decides when to search.
+fn search_definition() -> Value {
+    json!({
+        "name": "search_notes",
+        "title": "Search the engineering notes",
+        "description": "Finds the notes whose text contains a word or phrase, ignoring case. \
+                        Returns the first matching line of each note, and a link to the \
+                        whole note.",
+        "inputSchema": {
+            "type": "object",
+            "properties": {
+                "query": {
+                    "type": "string",
+                    "minLength": 1,
+                    "description": "The word or phrase to look for, such as retry",
+                },
+            },
+            "required": ["query"],
+            "additionalProperties": false,
+        },
+        "annotations": { "readOnlyHint": true },
+    })
+}
+
+/// Runs `search_notes`: a text block with one line per match, then a
+/// `resource_link` per match (a Resource from resources/list, plus a type).
+fn search_notes(notes: &Notes, arguments: &Map<String, Value>) -> Value {
+    if let Some(unknown) = arguments.keys().find(|key| *key != "query") {
+        return tool_error(format!(
+            "Unknown argument \"{unknown}\": search_notes takes one string, query."
+        ));
+    }
+    let query = match arguments.get("query") {
+        Some(Value::String(query)) if !query.trim().is_empty() => query.trim(),
+        Some(_) => {
+            return tool_error(
+                "Argument \"query\" must be a non-empty string, such as \"retry\".".to_string(),
+            );
+        }
+        None => {
+            return tool_error(
+                "Missing argument \"query\": say what to look for, such as \"retry\".".to_string(),
+            );
+        }
+    };
+    let needle = query.to_lowercase();
+    let mut lines = Vec::new();
+    let mut content = Vec::new();
+    for entry in notes.entries() {
+        let Some(text) = entry.text() else {
+            continue; // Binary notes are not searched.
+        };
+        if let Some(line) = text
+            .lines()
+            .find(|line| line.to_lowercase().contains(&needle))
+        {
+            lines.push(format!("{}: {}", entry.uri, line.trim()));
+            let mut link = entry.to_json();
+            link["type"] = "resource_link".into();
+            content.push(link);
+        }
+    }
+    let summary = match lines.len() {
+        0 => format!("No note contains \"{query}\"."),
+        1 => format!("1 note contains \"{query}\":\n{}", lines.join("\n")),
+        n => format!("{n} notes contain \"{query}\":\n{}", lines.join("\n")),
+    };
+    content.insert(0, json!({ "type": "text", "text": summary }));
+    json!({ "content": content, "isError": false })
+}
+// ANCHOR_END: search
