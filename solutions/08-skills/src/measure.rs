@@ -29,7 +29,8 @@ fn synthetic(index: usize) -> Skill {
     Skill {
         name: format!("review-rust-{index:03}"),
         description: DESCRIPTION.to_string(),
-        dir: PathBuf::from(format!("/skills/review-rust-{index:03}")),
+        dir: PathBuf::from(format!("skills/review-rust-{index:03}")),
+        root: PathBuf::from(format!("/skills/review-rust-{index:03}")),
         body: [PARAGRAPH; 12].join("\n\n"),
     }
 }

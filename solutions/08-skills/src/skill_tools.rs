@@ -99,7 +99,7 @@ pub fn activate(skill: &Skill) -> String {
     text += &format!("\n\nSkill directory: {}\n", skill.dir.display());
     text += "Relative paths in this skill are relative to the skill directory; \
              read its files with read_skill_file.\n<skill_resources>\n";
-    for file in files_of(&skill.dir) {
+    for file in files_of(&skill.root) {
         text += &format!("  <file>{}</file>\n", escape(&file));
     }
     text += "</skill_resources>\n</skill_content>";
@@ -142,27 +142,27 @@ pub fn read_file(skill: &Skill, path: &str) -> Result<String, String> {
     let relative = Path::new(path);
     // GAP(ch08/confine): refuse an empty or absolute path and any `..`;
     // resolve symlinks (canonicalize) and refuse a result outside
-    // skill.dir, naming neither the target nor its content.
-    // starter: let file = skill.dir.join(relative);
+    // skill.root, naming neither the target nor its content.
+    // starter: let file = skill.root.join(relative);
     let plain = relative
         .components()
         .all(|part| matches!(part, Component::Normal(_) | Component::CurDir));
     if path.is_empty() || !plain {
         return Err(format!(
-            "{path:?}: give a path relative to the skill's folder, without .. \
-             (for example references/guide.md)"
+            "{path:?}: give a path inside the skill's folder, relative to it and \
+             without .., as Skill lists them (for example references/guide.md)"
         ));
     }
-    let file = skill.dir.join(relative).canonicalize().map_err(|_| {
+    let file = skill.root.join(relative).canonicalize().map_err(|_| {
         format!(
             "{path:?}: no such file in skill {}; its files are: {}",
             skill.name,
-            files_of(&skill.dir).join(", ")
+            files_of(&skill.root).join(", ")
         )
     })?;
-    // The folder is canonical too, so a symlink anywhere on the way that
+    // The root is canonical too, so a symlink anywhere on the way that
     // leads out ends up outside it.
-    if !file.starts_with(&skill.dir) {
+    if !file.starts_with(&skill.root) {
         return Err(format!(
             "{path:?} leads outside the skill's folder: refused"
         ));

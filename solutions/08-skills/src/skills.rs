@@ -29,9 +29,12 @@ const MAX_COMPATIBILITY: usize = 500;
 pub struct Skill {
     pub name: String,
     pub description: String,
-    /// The skill's folder, absolute and with symlinks resolved: the one
-    /// folder `read_skill_file` may read from.
+    /// The skill's folder as the user named it (`--skills DIR`, then the
+    /// folder's name): what the model is shown.
     pub dir: PathBuf,
+    /// The same folder, absolute and with symlinks resolved: the one folder
+    /// `read_skill_file` may read from.
+    pub root: PathBuf,
     /// SKILL.md after its frontmatter, trimmed.
     pub body: String,
 }
@@ -77,14 +80,14 @@ pub fn load(folders: &[PathBuf]) -> Vec<(PathBuf, Entry)> {
         for path in paths {
             let entry = match read_skill(&path) {
                 Err(problem) => Entry::Invalid(problem),
-                Ok(skill) => match valid_skills(&entries).find(|s| s.name == skill.name) {
+                Ok(skill) => match first_with_name(&entries, &skill.name) {
                     Some(first) => Entry::Duplicate(Problem {
                         path: path.clone(),
                         field: "name".into(),
                         rule: format!(
                             "{:?} is also the name of {}, which wins",
                             skill.name,
-                            first.dir.display()
+                            first.display()
                         ),
                     }),
                     None => Entry::Valid(skill),
@@ -96,6 +99,14 @@ pub fn load(folders: &[PathBuf]) -> Vec<(PathBuf, Entry)> {
     entries
 }
 // ANCHOR_END: load
+
+/// The folder of the valid skill called `name`, if there is one yet.
+fn first_with_name<'a>(entries: &'a [(PathBuf, Entry)], name: &str) -> Option<&'a PathBuf> {
+    entries.iter().find_map(|(path, entry)| match entry {
+        Entry::Valid(skill) if skill.name == name => Some(path),
+        _ => None,
+    })
+}
 
 /// The valid skills among `entries`, in order.
 pub fn valid_skills(entries: &[(PathBuf, Entry)]) -> impl Iterator<Item = &Skill> {
@@ -135,21 +146,19 @@ pub fn read_skill(dir: &Path) -> Result<Skill, Problem> {
     let text =
         String::from_utf8(bytes).map_err(|_| problem("SKILL.md", "not UTF-8 text".into()))?;
     let (fields, body) = parse_skill_md(&text).map_err(|rule| problem("frontmatter", rule))?;
-    let (field, rule) = match validate(&fields, dir) {
-        Some(error) => error,
-        None => {
-            let dir = dir
-                .canonicalize()
-                .map_err(|err| problem("folder", err.to_string()))?;
-            return Ok(Skill {
-                name: text_field(&fields, "name").trim().to_string(),
-                description: text_field(&fields, "description").to_string(),
-                dir,
-                body,
-            });
-        }
-    };
-    Err(problem(&field, rule))
+    if let Some((field, rule)) = validate(&fields, dir) {
+        return Err(problem(&field, rule));
+    }
+    let root = dir
+        .canonicalize()
+        .map_err(|err| problem("folder", err.to_string()))?;
+    Ok(Skill {
+        name: text_field(&fields, "name").trim().to_string(),
+        description: text_field(&fields, "description").to_string(),
+        dir: dir.to_path_buf(),
+        root,
+        body,
+    })
 }
 // ANCHOR_END: read_skill
 
