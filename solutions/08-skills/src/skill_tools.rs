@@ -168,16 +168,19 @@ pub fn read_file(skill: &Skill, path: &str) -> Result<String, String> {
         ));
     }
     // END(ch08/confine)
-    // Open first, then ask the open file what it is: what is read is what
-    // was checked, even if the path changes in between.
+    // Look before opening (opening a named pipe waits for a writer), then
+    // ask the open file again: what is read is what was checked.
+    let not_a_file =
+        || format!("{path:?} is not a regular file (a folder or a device): give a file");
+    if !file.is_file() {
+        return Err(not_a_file());
+    }
     let mut opened = std::fs::File::open(&file).map_err(|err| format!("{path:?}: {err}"))?;
     let meta = opened
         .metadata()
         .map_err(|err| format!("{path:?}: {err}"))?;
     if !meta.is_file() {
-        return Err(format!(
-            "{path:?} is not a regular file (a folder or a device): give a file"
-        ));
+        return Err(not_a_file());
     }
     if meta.len() > MAX_FILE_BYTES {
         return Err(format!(

@@ -141,6 +141,10 @@ pub fn read_skill(dir: &Path) -> Result<Skill, Problem> {
             "missing: a skill folder holds a SKILL.md".into(),
         ));
     };
+    // Opening a named pipe would wait for a writer: look before opening.
+    if !file.is_file() {
+        return Err(problem("SKILL.md", "not a regular file".into()));
+    }
     let bytes = std::fs::read(&file)
         .map_err(|err| problem("SKILL.md", format!("cannot read it: {err}")))?;
     let text =
