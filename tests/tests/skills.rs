@@ -256,3 +256,22 @@ fn check_skills_agrees_with_skills_ref() {
         }
     }
 }
+
+#[test]
+fn the_demo_activates_a_skill_and_reads_one_of_its_files_offline() {
+    // The demo starts chapter 3's server with `cargo run`: build it first.
+    target::build(&Chapter::find("03").unwrap().solution_package()).unwrap();
+    ch08()
+        .env_remove("WIRE_MODEL")
+        .env_remove("ANTHROPIC_API_KEY")
+        .env("ANTHROPIC_BASE_URL", "http://127.0.0.1:9")
+        .current_dir(std::env::temp_dir())
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("skill mcp-debugging\n"))
+        .stdout(predicate::str::contains("  tool Skill {\"skill\":\"mcp-debugging\"} -> "))
+        .stdout(predicate::str::contains(
+            "  tool read_skill_file {\"path\":\"references/error-codes.md\",\"skill\":\"mcp-debugging\"} -> ",
+        ))
+        .stdout(predicate::str::contains("answer: -32602 is Invalid params"));
+}
