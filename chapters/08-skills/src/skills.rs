@@ -206,6 +206,7 @@ pub fn parse_yaml(source: &str) -> Result<Option<Yaml>, String> {
     let mut events = Events {
         parser: Parser::new_from_str(source),
         chars,
+        depth: 0,
     };
     let mut value = None;
     loop {
@@ -218,10 +219,16 @@ pub fn parse_yaml(source: &str) -> Result<Option<Yaml>, String> {
     }
 }
 
+/// How deep lists and mappings may nest: a frontmatter needs two levels,
+/// and a file of ten thousand `- ` must not overflow the stack.
+const MAX_DEPTH: usize = 32;
+
 /// The parser's events, with the source to look at where each one starts.
 struct Events<'a> {
     parser: Parser<'a, saphyr_parser::StrInput<'a>>,
     chars: Vec<char>,
+    /// Lists and mappings open around the current event.
+    depth: usize,
 }
 
 impl<'a> Events<'a> {
@@ -266,8 +273,23 @@ impl<'a> Events<'a> {
         if matches!(self.chars.get(span.start.index()), Some('{' | '[')) {
             return refused("flow style ({...} or [...])");
         }
+        if let Event::Scalar(text, ..) = event {
+            return Ok(Yaml::Text(text.into_owned()));
+        }
+        if self.depth == MAX_DEPTH {
+            return Err(format!(
+                "invalid YAML: nested more than {MAX_DEPTH} levels deep (line {line})"
+            ));
+        }
+        self.depth += 1;
+        let collection = self.collection(event);
+        self.depth -= 1;
+        collection
+    }
+
+    /// The items of a list, or the fields of a mapping, up to its end.
+    fn collection(&mut self, event: Event<'a>) -> Result<Yaml, String> {
         match event {
-            Event::Scalar(text, ..) => Ok(Yaml::Text(text.into_owned())),
             Event::SequenceStart(..) => {
                 let mut items = Vec::new();
                 loop {
@@ -435,6 +457,12 @@ mod tests {
         let texts: Vec<&Yaml> = parsed.iter().map(|(_, value)| value).collect();
         let want = ["one two", "x\ny\n", "Use when: x", ""].map(|t| Yaml::Text(t.into()));
         assert_eq!(texts, want.iter().collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn deep_nesting_is_refused_not_a_stack_overflow() {
+        let deep = format!("a:\n  {}x\n", "- ".repeat(100_000));
+        assert!(fields(&deep).unwrap_err().contains("levels deep"));
     }
 
     #[test]
