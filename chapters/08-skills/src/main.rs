@@ -219,6 +219,8 @@ fn parse_args(args: &[String]) -> Result<Cli, String> {
             word => prompt.push(word.to_string()),
         }
     }
+    // Checking or measuring skills talks to no model, whatever is named.
+    let model_name = model_name.filter(|_| !check_skills && !measure_skills);
     // ANCHOR: choose_model
     // A real model only when one is named: a key in the environment alone
     // never sends anything anywhere.
