@@ -1,17 +1,33 @@
-# Wire by Wire: conveniences over cargo. Each recipe is one or two plain
-# commands; the README shows them without `just` too.
+# Wire by Wire: shorthands for `cargo xtask` commands. Each recipe is one
+# plain command; the README and the book give the `cargo xtask` form first,
+# and it works the same on every platform without `just`.
+#
+# The maintainers' recipes (bless, starters, bench, peers, ci) are private:
+# they run as usual but stay out of `just --list`.
 
 # List the recipes.
 default:
-    @just --list
+    @just --list --unsorted
+
+# Check your crate chapters/NN-* against the chapter's scenarios (--solution: the reference; --bin PATH: any binary).
+check NN *FLAGS:
+    cargo xtask check {{NN}} {{FLAGS}}
+
+# Check chapter NN again on every save.
+watch NN *FLAGS:
+    cargo xtask watch {{NN}} {{FLAGS}}
+
+# Every chapter's gaps and scenarios at a glance, and the next thing to do.
+progress:
+    cargo xtask progress
+
+# Put chapters/NN-* back as generated (your files are saved under .backups/ first).
+reset NN:
+    cargo xtask reset {{NN}}
 
 # Play chapter NN's tour against its server, every frame shown both ways (hosts: their demo, traced). --starter for your crate.
 run NN *FLAGS:
     cargo xtask run {{NN}} {{FLAGS}}
-
-# Check your crate chapters/NN-* against the chapter's transcripts (add --solution for the reference).
-check NN *FLAGS:
-    MCP_TARGET={{ if FLAGS =~ "--solution" { "solution" } else { "starter" } }} cargo test -p wire-tests --test scenarios -- ch{{ if NN =~ '^[0-9]$' { "0" + NN } else { NN } }}::
 
 # Compare your crate with the reference solution, gap by gap.
 diff NN:
@@ -25,15 +41,7 @@ trace NN *FLAGS:
 test:
     cargo test
 
-# Rewrite the server frames of the transcripts from the reference solutions (all chapters, or NN).
-bless NN="":
-    cargo xtask bless {{NN}}
-
-# Regenerate the starter crates in chapters/ from the marked solutions.
-starters:
-    cargo xtask starters
-
-# Build the book into book/build (regenerates the "what changed" diffs, frame views and diagrams first).
+# Build the book into book/build (regenerates the generated pages first: diffs, views, diagrams, listings, exercises, schedule).
 book:
     cargo xtask changes
     mdbook build book
@@ -42,11 +50,23 @@ book:
 book-serve:
     mdbook serve book --open
 
+# Rewrite the server frames of the transcripts from the reference solutions (all chapters, or NN).
+[private]
+bless NN="":
+    cargo xtask bless {{NN}}
+
+# Regenerate the starter crates in chapters/ from the marked solutions (never over your edits without --force).
+[private]
+starters *FLAGS:
+    cargo xtask starters {{FLAGS}}
+
 # Measure start-up, round trip, throughput and memory of the chapter servers (all, or NN).
+[private]
 bench *NN:
     cargo xtask bench {{NN}}
 
 # Check a chapter's solution against real MCP clients (Python SDK, Inspector CLI); installs them into .peers/.
+[private]
 peers NN="03":
     bash tests/peers/run.sh {{NN}}
 
@@ -55,5 +75,6 @@ bundle DIR:
     cargo xtask bundle {{DIR}}
 
 # What CI runs.
+[private]
 ci:
     bash .ci/run

@@ -47,24 +47,29 @@ impl Chapter {
         })
     }
 
-    /// Finds a chapter by `3`, `03`, `ch03` or `03-add-tool`.
+    /// Finds a chapter by `3`, `03`, `ch03` or `03-add-tool`; the error
+    /// names the chapters that exist.
     pub fn find(name: &str) -> Result<Chapter, String> {
-        let digits: String = name
-            .trim_start_matches("ch")
-            .chars()
-            .take_while(char::is_ascii_digit)
-            .collect();
-        let number: u32 = digits
-            .parse()
-            .map_err(|_| format!("{name:?} is not a chapter; try a number like 03"))?;
+        let known = || {
+            Chapter::all()
+                .iter()
+                .map(|c| c.dir.clone())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let number = chapter_number(name).ok_or_else(|| {
+            format!(
+                "{name:?} is not a chapter: write its number, like 3, 03 or ch03; the chapters are {}",
+                known()
+            )
+        })?;
         Chapter::all()
             .into_iter()
             .find(|chapter| chapter.number == number)
             .ok_or_else(|| {
-                let known: Vec<String> = Chapter::all().iter().map(|c| c.dir.clone()).collect();
                 format!(
                     "there is no chapter {number:02}; the chapters are {}",
-                    known.join(", ")
+                    known()
                 )
             })
     }
@@ -126,6 +131,19 @@ impl Chapter {
     }
 }
 
+/// The number in `3`, `03`, `ch03`, `ch3` or `03-add-tool`.
+pub fn chapter_number(name: &str) -> Option<u32> {
+    let rest = name.strip_prefix("ch").unwrap_or(name);
+    let end = rest
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(rest.len());
+    let (digits, tail) = rest.split_at(end);
+    if digits.is_empty() || digits.len() > 2 || !(tail.is_empty() || tail.starts_with('-')) {
+        return None;
+    }
+    digits.parse().ok()
+}
+
 /// The files of a crate that the course generates or compares, relative to
 /// the crate folder: `Cargo.toml` and everything under `src/`, `scripts/`
 /// (chapter 7's model scripts) and `skills/` (chapter 8's skills), sorted.
@@ -160,8 +178,9 @@ pub fn changes(chapter: &Chapter) -> Option<String> {
     files.dedup();
     let mut out = String::new();
     for file in files {
-        let old = fs::read_to_string(previous.solution_dir().join(&file)).unwrap_or_default();
-        let new = fs::read_to_string(chapter.solution_dir().join(&file)).unwrap_or_default();
+        // Without the gap markers: the book shows no generator comments.
+        let old = crate::exercises::solution_text(&previous, &file);
+        let new = crate::exercises::solution_text(chapter, &file);
         let old_name = format!("solutions/{}/{}", previous.dir, file.display());
         let new_name = format!("solutions/{}/{}", chapter.dir, file.display());
         if let Some(diff) = crate::textdiff::unified(&old_name, &new_name, &old, &new) {
@@ -176,6 +195,36 @@ pub fn changes_path(chapter: &Chapter) -> PathBuf {
     root()
         .join("book/src/generated")
         .join(format!("changes-{:02}.diff", chapter.number))
+}
+
+/// The "what changed" pages that differ from [`changes`], as paths relative
+/// to the root, with the fresh text of each. Shared by the course test and
+/// `cargo xtask changes [--check]`.
+pub fn changes_to_write() -> Vec<(String, PathBuf, String)> {
+    let mut stale = Vec::new();
+    for chapter in Chapter::all() {
+        let Some(diff) = changes(&chapter) else {
+            continue;
+        };
+        let path = changes_path(&chapter);
+        if fs::read_to_string(&path).ok().as_deref() != Some(diff.as_str()) {
+            let name = path
+                .strip_prefix(root())
+                .unwrap_or(&path)
+                .display()
+                .to_string();
+            stale.push((name, path, diff));
+        }
+    }
+    stale
+}
+
+/// The names of the out-of-date "what changed" pages.
+pub fn stale_changes() -> Vec<String> {
+    changes_to_write()
+        .into_iter()
+        .map(|(name, _, _)| name)
+        .collect()
 }
 
 /// The scenarios each starter must fail, from `tests/starter-failures.txt`:
@@ -203,4 +252,28 @@ pub fn starter_failures() -> Result<Vec<(String, String, String)>, String> {
         }
     }
     Ok(rows)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_a_chapter_number_in_every_spelling() {
+        for name in ["3", "03", "ch03", "ch3", "03-add-tool"] {
+            assert_eq!(chapter_number(name), Some(3), "{name}");
+        }
+        for name in ["", "ch", "x3", "3x", "003", "three", "--solution"] {
+            assert_eq!(chapter_number(name), None, "{name}");
+        }
+    }
+
+    #[test]
+    fn an_unknown_chapter_names_the_chapters_that_exist() {
+        let err = Chapter::find("99").unwrap_err();
+        assert!(err.contains("no chapter 99"), "{err}");
+        assert!(err.contains("01-echo"), "{err}");
+        let err = Chapter::find("x").unwrap_err();
+        assert!(err.contains("01-echo"), "{err}");
+    }
 }

@@ -12,19 +12,30 @@
 //!   first difference;
 //! - [`client_runner`] drives a client or an agent (chapters 6 on): the
 //!   `replay-server` binary plays its servers, a stub HTTP server its model;
-//! - [`gaps`] turns the marked solutions into starter crates;
-//! - [`course`] knows the layout; [`jsondiff`] and [`textdiff`] explain differences.
+//! - [`gaps`] turns the marked solutions into starter crates, and
+//!   [`starters`] writes them without ever losing a learner's edits;
+//! - [`learner`] sums a chapter up per gap for `cargo xtask check`;
+//! - [`book`] finds the section that explains a scenario or a gap;
+//! - [`course`] knows the layout; [`jsondiff`] and [`textdiff`] explain differences;
+//! - [`workshop`] reads the minutes in the book's speaker notes and writes the
+//!   workshop schedules.
 
+pub mod book;
 pub mod client_runner;
 pub mod course;
 pub mod diagrams;
+pub mod exercises;
 pub mod gaps;
+pub mod hints;
 pub mod jsondiff;
+pub mod learner;
 pub mod runner;
+pub mod starters;
 pub mod target;
 pub mod textdiff;
 pub mod transcript;
 pub mod views;
+pub mod workshop;
 
 /// Runs one scenario against the binary chosen by the environment and panics
 /// with a readable report if it differs. Each generated `#[test]` calls this.

@@ -1,14 +1,19 @@
 //! Drives a server binary through a transcript over real pipes and compares
 //! what it writes with the transcript's server frames.
 
+use std::io::{BufRead, BufReader, Read, Write};
 use std::path::Path;
-use std::time::Duration;
+use std::process::{Command, Stdio};
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::thread;
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::jsondiff;
+use crate::course::Chapter;
 use crate::target::Target;
 use crate::transcript::{Direction, Frame, Transcript};
+use crate::{book, gaps, jsondiff};
 
 /// What one run of a binary produced.
 pub struct Run {
@@ -28,6 +33,25 @@ fn hang_guard() -> Duration {
     Duration::from_secs(seconds)
 }
 
+/// How long the runner waits for each reply the transcript expects before it
+/// gives up and closes stdin. A guard, not a speed test: a real client waits
+/// for its reply, and one that never comes while stdin is open is a hang.
+/// `MCP_REPLY_TIMEOUT_MS` changes it.
+pub fn reply_timeout() -> Duration {
+    let millis = std::env::var("MCP_REPLY_TIMEOUT_MS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(10_000);
+    Duration::from_millis(millis)
+}
+
+/// The environment every program under test gets: a panic prints its
+/// message, never a backtrace, whatever the caller's environment says.
+pub const QUIET_PANICS: [(&str, &str); 2] = [("RUST_BACKTRACE", "0"), ("RUST_LIB_BACKTRACE", "0")];
+
+/// The section that teaches flushing, named when a reply waits in a buffer.
+pub const FLUSH_SECTION: &str = "01-echo.md#one-line-in-one-line-out";
+
 /// Starts `bin` with `env` added to its environment, writes `input` to its
 /// stdin, closes stdin and collects everything it writes until it exits. It
 /// runs in the workspace root, so a relative path in `# args:` means the same
@@ -41,6 +65,7 @@ pub fn run(
     let output = assert_cmd::Command::new(bin)
         .current_dir(crate::course::root())
         .args(args)
+        .envs(QUIET_PANICS)
         .envs(env.iter().map(|(name, value)| (name, value)))
         .write_stdin(input)
         .timeout(hang_guard())
@@ -50,6 +75,161 @@ pub fn run(
         stdout: output.stdout,
         stderr: output.stderr,
         status: output.status.code(),
+    })
+}
+
+/// One client frame to send, and how many lines the transcript expects
+/// from the server after it (before the next client frame).
+struct Step<'a> {
+    send: Option<&'a Frame>,
+    replies: usize,
+}
+
+fn steps(transcript: &Transcript) -> Vec<Step<'_>> {
+    let mut steps = vec![Step {
+        send: None,
+        replies: 0,
+    }];
+    for frame in &transcript.frames {
+        match frame.direction {
+            Direction::ClientToServer => steps.push(Step {
+                send: Some(frame),
+                replies: 0,
+            }),
+            Direction::ServerToClient => {
+                steps.last_mut().expect("never empty").replies += split_lines(&frame.bytes).len()
+            }
+            _ => {}
+        }
+    }
+    steps
+}
+
+/// A run in lockstep, and where it stalled.
+struct Lockstep {
+    run: Run,
+    /// The reply the runner waited for in vain while stdin was open: its
+    /// index among the expected lines, and the client frame it followed.
+    stalled: Option<(usize, Option<usize>)>,
+}
+
+/// Plays the transcript like a real client: sends one client frame, waits
+/// (up to `timeout`) for each reply the transcript expects, then
+/// sends the next; stdin is closed only at the end, or when a reply does not
+/// come. Replies to a line the client has not finished (a frame without its
+/// `\n`) are not awaited until the line is finished, or stdin closes.
+/// With `# pipelined: yes`, every frame is sent at once instead.
+fn run_lockstep(
+    transcript: &Transcript,
+    bin: &Path,
+    timeout: Duration,
+) -> Result<Lockstep, String> {
+    let mut child = Command::new(bin)
+        .current_dir(crate::course::root())
+        .args(&transcript.args)
+        .envs(QUIET_PANICS)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|err| format!("cannot run {}: {err}", bin.display()))?;
+    let deadline = Instant::now() + hang_guard();
+    let mut stdin = child.stdin.take().expect("stdin is piped");
+    let mut stdout = BufReader::new(child.stdout.take().expect("stdout is piped"));
+    let mut stderr = child.stderr.take().expect("stderr is piped");
+    let (line_sender, lines) = mpsc::channel::<Vec<u8>>();
+    thread::spawn(move || {
+        loop {
+            let mut line = Vec::new();
+            match stdout.read_until(b'\n', &mut line) {
+                Ok(0) | Err(_) => break,
+                Ok(_) => {
+                    if line_sender.send(line).is_err() {
+                        break;
+                    }
+                }
+            }
+        }
+    });
+    let errors = thread::spawn(move || {
+        let mut bytes = Vec::new();
+        stderr.read_to_end(&mut bytes).ok();
+        bytes
+    });
+    // A writer thread, so a server that stops reading cannot block the runner.
+    let (frame_sender, frames) = mpsc::channel::<Vec<u8>>();
+    let writer = thread::spawn(move || {
+        for bytes in frames {
+            if stdin
+                .write_all(&bytes)
+                .and_then(|()| stdin.flush())
+                .is_err()
+            {
+                break;
+            }
+        }
+        // Dropping stdin here closes it: end of input for the server.
+    });
+
+    let mut got: Vec<Vec<u8>> = Vec::new();
+    let mut due = 0;
+    let mut line_open = false;
+    let mut stalled = None;
+    'steps: for step in steps(transcript) {
+        if let Some(frame) = step.send {
+            frame_sender.send(frame.bytes.clone()).ok();
+            line_open = !frame.bytes.ends_with(b"\n");
+        }
+        due += step.replies;
+        if transcript.pipelined || line_open {
+            continue;
+        }
+        while got.len() < due {
+            let wait = timeout.min(deadline.saturating_duration_since(Instant::now()));
+            match lines.recv_timeout(wait) {
+                Ok(line) => got.push(line),
+                Err(RecvTimeoutError::Timeout) => {
+                    stalled = Some((got.len(), step.send.map(|frame| frame.line)));
+                    break 'steps;
+                }
+                Err(RecvTimeoutError::Disconnected) => break 'steps, // stdout closed
+            }
+        }
+    }
+    drop(frame_sender);
+    // Stdin is closed now: read the rest until stdout closes, then wait for
+    // the exit, killing a server that outlives the hang guard.
+    let mut hung = false;
+    loop {
+        match lines.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+            Ok(line) => got.push(line),
+            Err(RecvTimeoutError::Disconnected) => break,
+            Err(RecvTimeoutError::Timeout) => {
+                hung = true;
+                break;
+            }
+        }
+    }
+    let status = loop {
+        match child.try_wait().map_err(|err| err.to_string())? {
+            Some(status) => break Some(status),
+            None if hung || Instant::now() >= deadline => {
+                child.kill().ok();
+                child.wait().ok();
+                break None;
+            }
+            None => thread::sleep(Duration::from_millis(5)),
+        }
+    };
+    writer.join().ok();
+    let stderr = errors.join().unwrap_or_default();
+    Ok(Lockstep {
+        run: Run {
+            stdout: got.concat(),
+            stderr,
+            status: status.and_then(|status| status.code()),
+        },
+        stalled,
     })
 }
 
@@ -87,19 +267,26 @@ pub fn split_lines(bytes: &[u8]) -> Vec<&[u8]> {
 
 /// Checks `transcript` against `target`; `Err` holds the report to print.
 pub fn check(transcript: &Transcript, target: &Target) -> Result<(), String> {
+    check_waiting(transcript, target, reply_timeout())
+}
+
+/// [`check`], waiting up to `timeout` for each reply of a server.
+pub fn check_waiting(
+    transcript: &Transcript,
+    target: &Target,
+    timeout: Duration,
+) -> Result<(), String> {
     if transcript.runner != "server" {
         // Hosts (`client`, `agent`) are driven the other way round.
         return crate::client_runner::check(transcript, target);
     }
-    let run = run(
-        &target.path,
-        &transcript.args,
-        &[],
-        transcript.bytes_in(Direction::ClientToServer),
-    )
-    .map_err(|err| report(transcript, target, None, &err))?;
+    let Lockstep { run, stalled } = run_lockstep(transcript, &target.path, timeout)
+        .map_err(|err| report(transcript, target, None, &err))?;
     let expected = expected_lines(transcript);
     let actual = split_lines(&run.stdout);
+    let fail = |problem: String, why: Option<&str>| {
+        Err(report_why(transcript, target, Some(&run), &problem, why))
+    };
 
     for (index, want) in expected.iter().enumerate() {
         let position = format!("server frame {} of {}", index + 1, expected.len());
@@ -108,12 +295,19 @@ pub fn check(transcript: &Transcript, target: &Target) -> Result<(), String> {
                 Some(code) => format!("exited with status {code}"),
                 None => "was killed (a crash, or it hung past the time limit)".to_string(),
             };
+            let waited = match stalled {
+                Some((at, _)) if at <= index => format!(
+                    " The runner waited {} ms for it with stdin open, then closed stdin.",
+                    timeout.as_millis()
+                ),
+                _ => String::new(),
+            };
             let problem = format!(
-                "{position} never came: the server {how} after writing {} frames.\n{}",
+                "{position} never came: the server {how} after writing {} frames.{waited}\n{}",
                 actual.len(),
                 describe_expected(want)
             );
-            return Err(report(transcript, target, Some(&run), &problem));
+            return fail(problem, want.frame.book.as_deref());
         };
         if let Some(difference) = compare_line(want.bytes, got, target.exact()) {
             let problem = format!(
@@ -122,7 +316,22 @@ pub fn check(transcript: &Transcript, target: &Target) -> Result<(), String> {
                 describe_expected(want),
                 shorten(got)
             );
-            return Err(report(transcript, target, Some(&run), &problem));
+            return fail(problem, want.frame.book.as_deref());
+        }
+        if let Some((_, after)) = stalled.filter(|(at, _)| *at == index) {
+            let after = after.map_or("started the server".to_string(), |line| {
+                format!("sent the client frame on transcript line {line}")
+            });
+            let problem = format!(
+                "{position} never came while stdin was open: it was buffered.\n\
+                 The runner {after} and waited {} ms for this reply with stdin still open, as a\n\
+                 real client does. The reply came only when stdin closed and the server exited,\n\
+                 flushing its buffer: a client that waits for each reply would hang here.\n\
+                 Flush stdout after every reply.\n{}",
+                timeout.as_millis(),
+                describe_expected(want)
+            );
+            return fail(problem, Some(FLUSH_SECTION));
         }
     }
     if let Some(extra) = actual.get(expected.len()) {
@@ -133,7 +342,7 @@ pub fn check(transcript: &Transcript, target: &Target) -> Result<(), String> {
             actual.len() - expected.len(),
             shorten(extra)
         );
-        return Err(report(transcript, target, Some(&run), &problem));
+        return fail(problem, None);
     }
     if run.status != Some(transcript.exit) {
         let problem = format!(
@@ -142,7 +351,7 @@ pub fn check(transcript: &Transcript, target: &Target) -> Result<(), String> {
                 .map_or("a signal".to_string(), |code| format!("exit status {code}")),
             transcript.exit
         );
-        return Err(report(transcript, target, Some(&run), &problem));
+        return fail(problem, None);
     }
     Ok(())
 }
@@ -200,17 +409,24 @@ fn first_byte_difference(expected: &[u8], actual: &[u8]) -> String {
     )
 }
 
-/// A frame for a report: long frames are cut, odd bytes escaped.
+/// How many characters of a frame a report shows.
+const SHOWN: usize = 2000;
+
+/// A frame for a report, odd bytes escaped. A frame longer than [`SHOWN`]
+/// characters is cut, and the cut says so and how much is left out.
 pub fn shorten(bytes: &[u8]) -> String {
-    let text = String::from_utf8_lossy(bytes);
-    let text = text
-        .strip_suffix('\n')
-        .unwrap_or(&text)
-        .replace('\r', "\\r");
-    if text.chars().count() > 400 {
+    let line = bytes.strip_suffix(b"\n").unwrap_or(bytes);
+    let text = match std::str::from_utf8(line) {
+        // A raw line break, a control byte or bytes that are not UTF-8 would
+        // garble the report: show them in the transcript's exact form.
+        Ok(text) if !text.chars().any(char::is_control) => text.to_string(),
+        _ => format!("! {}", exact_tokens(bytes)),
+    };
+    let count = text.chars().count();
+    if count > SHOWN {
         format!(
-            "{}… ({} bytes in all)",
-            text.chars().take(400).collect::<String>(),
+            "{}… [cut here: {SHOWN} of {count} characters shown, {} bytes in all]",
+            text.chars().take(SHOWN).collect::<String>(),
             bytes.len()
         )
     } else {
@@ -218,12 +434,26 @@ pub fn shorten(bytes: &[u8]) -> String {
     }
 }
 
-/// The failure report shared by the server and host runners.
+/// The failure report shared by the server and host runners; its `why:`
+/// line names the transcript's section.
 pub fn report(
     transcript: &Transcript,
     target: &Target,
     run: Option<&Run>,
     problem: &str,
+) -> String {
+    report_why(transcript, target, run, problem, None)
+}
+
+/// The failure report, with `why` (`page.md#section`) naming the section
+/// that explains the problem (default: the transcript's `# book:`). When a
+/// gap's placeholder ran, the report leads with that gap and its section.
+pub fn report_why(
+    transcript: &Transcript,
+    target: &Target,
+    run: Option<&Run>,
+    problem: &str,
+    why: Option<&str>,
 ) -> String {
     let relative = transcript
         .path
@@ -234,20 +464,29 @@ pub fn report(
     } else {
         "as JSON values"
     };
-    let mut text = format!(
+    let mut text = String::new();
+    if let Some((gap, section)) = run.and_then(unwritten_gap) {
+        text += &format!(
+            "gap {gap} is not written yet: its placeholder ran in this scenario.\n{}\n\n",
+            book::why_line(&section)
+        );
+    }
+    text += &format!(
         "scenario {} ({})\ntarget   {} (frames compared {compared})\n\n{problem}\n",
         transcript.name,
         relative.display(),
         target.label
     );
-    if let Some(book) = &transcript.book {
-        let (page, section) = book.split_once('#').unwrap_or((book, ""));
-        text +=
-            &format!("\nwhy: read book/src/{page}, section #{section} (`just book` to open it)\n");
+    if let Some(section) = why.or(transcript.book.as_deref()) {
+        text += &format!("\n{}\n", book::why_line(section));
     }
     if let Some(run) = run.filter(|run| !run.stderr.is_empty()) {
         let stderr = String::from_utf8_lossy(&run.stderr);
-        let lines: Vec<&str> = stderr.lines().collect();
+        // The panic hint about backtraces is noise here: children never print one.
+        let lines: Vec<&str> = stderr
+            .lines()
+            .filter(|line| !line.starts_with("note: run with `RUST_BACKTRACE=1`"))
+            .collect();
         let tail = &lines[lines.len().saturating_sub(20)..];
         text += &format!(
             "\nthe program's stderr (last {} lines):\n  {}\n",
@@ -256,6 +495,36 @@ pub fn report(
         );
     }
     text
+}
+
+/// The gap whose starter placeholder shows in `run`: `todo!("ch03/add: …")`
+/// panics with "not yet implemented: ch03/add", and a `// starter:` line
+/// answers with a `TODO(ch03/add)` text. Returns the gap and its section.
+pub fn unwritten_gap(run: &Run) -> Option<(String, String)> {
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    let id = gap_id_after(&stderr, "not yet implemented: ")
+        .or_else(|| gap_id_after(&stdout, "TODO("))?;
+    let chapter = Chapter::find(id.split('/').next()?).ok()?;
+    let gaps = gaps::gaps(&chapter).ok()?;
+    let section = match gaps.iter().find(|gap| gap.id == id) {
+        Some(gap) => book::gap_section(&chapter, gap),
+        None => format!("{}.md", chapter.dir),
+    };
+    Some((id, section))
+}
+
+/// The first `chNN/name` right after `marker` in `text`.
+fn gap_id_after(text: &str, marker: &str) -> Option<String> {
+    text.match_indices(marker).find_map(|(at, _)| {
+        let rest = &text[at + marker.len()..];
+        let id: String = rest
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '/' | '-' | '_'))
+            .collect();
+        let (chapter, name) = id.split_once('/')?;
+        (chapter.len() == 4 && chapter.starts_with("ch") && !name.is_empty()).then_some(id)
+    })
 }
 
 /// Regenerates the server frames of a transcript from `bin`: the output that

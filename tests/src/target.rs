@@ -1,16 +1,18 @@
 //! Which binary is under test, chosen at run time:
 //!
 //! - the reference solution (the default): frames must match byte for byte;
-//! - the learner's starter (`MCP_TARGET=starter`, what `just check NN` sets);
-//! - any binary at all (`MCP_BIN=/path/to/server`), for an instructor
-//!   checking a student's build.
+//! - the learner's starter (`cargo xtask check NN`, or `MCP_TARGET=starter`
+//!   for the plain `cargo test` form);
+//! - any binary at all (`cargo xtask check NN --bin PATH`, or
+//!   `MCP_BIN=/path/to/server`), for an instructor checking a student's build.
 //!
 //! The last two are compared frame by frame as JSON values (key order free).
 
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::process::Command;
+use std::process::{Command, Stdio};
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::course::{self, Chapter};
 
@@ -32,13 +34,7 @@ pub struct Target {
 impl Target {
     pub fn from_env(chapter: &Chapter) -> Result<Target, String> {
         if let Some(bin) = std::env::var_os("MCP_BIN").filter(|bin| !bin.is_empty()) {
-            let path = PathBuf::from(bin);
-            let label = format!("binary {} (from MCP_BIN)", path.display());
-            return Ok(Target {
-                kind: Kind::Binary,
-                path,
-                label,
-            });
+            return Ok(Target::binary(PathBuf::from(bin), " (from MCP_BIN)"));
         }
         match std::env::var("MCP_TARGET").unwrap_or_default().as_str() {
             "" | "solution" => Target::solution(chapter),
@@ -46,6 +42,37 @@ impl Target {
             other => Err(format!(
                 "MCP_TARGET={other:?}: use `solution` or `starter` (or set MCP_BIN)"
             )),
+        }
+    }
+
+    /// The target a command line names: `--bin PATH`, `--starter`, or
+    /// `--solution`; `default` when it names none. Shared by every command
+    /// that runs a chapter's binary.
+    pub fn from_args(args: &[String], chapter: &Chapter, default: Kind) -> Result<Target, String> {
+        if let Some(index) = args.iter().position(|arg| arg == "--bin") {
+            let path = PathBuf::from(args.get(index + 1).ok_or("--bin needs a path")?);
+            return Ok(Target::binary(path, ""));
+        }
+        let kind = if args.iter().any(|arg| arg == "--starter") {
+            Kind::Starter
+        } else if args.iter().any(|arg| arg == "--solution") {
+            Kind::Solution
+        } else {
+            default
+        };
+        match kind {
+            Kind::Starter => Target::starter(chapter),
+            _ => Target::solution(chapter),
+        }
+    }
+
+    /// Any binary, compared as JSON values; `source` says where it was named.
+    pub fn binary(path: PathBuf, source: &str) -> Target {
+        let label = format!("binary {}{source}", path.display());
+        Target {
+            kind: Kind::Binary,
+            path,
+            label,
         }
     }
 
@@ -80,18 +107,46 @@ pub fn build(package: &str) -> Result<PathBuf, String> {
     build_bin(package, package)
 }
 
+/// The binaries built so far in this process, by `"package bin"`.
+static BUILT: Mutex<Option<HashMap<String, Result<PathBuf, String>>>> = Mutex::new(None);
+
+/// Forgets every build, so the next [`build`] runs cargo again: for
+/// `cargo xtask watch`, which checks the same crate after each save.
+pub fn forget_builds() {
+    *BUILT
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner()) = None;
+}
+
 /// Builds binary `bin` of `package` (once per test process): the replay
-/// server is `replay-server` of `wire-tests`.
+/// server is `replay-server` of `wire-tests`. A build error is shown in full
+/// once; every later caller gets one line that points to it.
 pub fn build_bin(package: &str, bin: &str) -> Result<PathBuf, String> {
-    static BUILT: Mutex<Option<HashMap<String, Result<PathBuf, String>>>> = Mutex::new(None);
     let mut built = BUILT
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
     let built = built.get_or_insert_with(HashMap::new);
-    built
-        .entry(format!("{package} {bin}"))
-        .or_insert_with(|| cargo_build(package, bin, false))
-        .clone()
+    let key = format!("{package} {bin}");
+    if let Some(result) = built.get(&key) {
+        return result.clone().map_err(|_| {
+            format!(
+                "`cargo build -p {package}` failed; its errors are shown once, in another report"
+            )
+        });
+    }
+    let result = cargo_build(package, bin, false);
+    built.insert(key, result.clone());
+    result
+}
+
+/// When set, builds show cargo's progress on stderr (for interactive
+/// commands like `cargo xtask run`, where a first build takes a while);
+/// otherwise cargo is quiet and its errors go into the report.
+static SHOW_PROGRESS: AtomicBool = AtomicBool::new(false);
+
+/// Lets cargo show its progress (and its errors) on stderr from now on.
+pub fn show_build_progress() {
+    SHOW_PROGRESS.store(true, Ordering::Relaxed);
 }
 
 /// Builds one package's binary in release mode, for `cargo xtask bench`.
@@ -101,19 +156,30 @@ pub fn build_release(package: &str) -> Result<PathBuf, String> {
 
 fn cargo_build(package: &str, bin: &str, release: bool) -> Result<PathBuf, String> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
+    let show = SHOW_PROGRESS.load(Ordering::Relaxed);
     // JSON messages tell us where the binary landed, whatever CARGO_TARGET_DIR
     // says; diagnostics are still rendered for humans on stderr.
     let output = Command::new(cargo)
-        .args(["build", "--quiet", "--package", package, "--bin", bin])
+        .args(["build", "--package", package, "--bin", bin])
+        .args(if show { None } else { Some("--quiet") })
         .args(release.then_some("--release"))
         .arg("--message-format=json-render-diagnostics")
         .current_dir(course::root())
+        .stderr(if show {
+            Stdio::inherit()
+        } else {
+            Stdio::piped()
+        })
         .output()
         .map_err(|err| format!("cannot run cargo: {err}"))?;
     if !output.status.success() {
         return Err(format!(
-            "`cargo build -p {package}` failed, so there is nothing to test yet:\n{}",
-            String::from_utf8_lossy(&output.stderr)
+            "`cargo build -p {package}` failed, so there is nothing to test yet{}",
+            if show {
+                " (cargo's errors are above).".to_string()
+            } else {
+                format!(":\n{}", String::from_utf8_lossy(&output.stderr))
+            }
         ));
     }
     String::from_utf8_lossy(&output.stdout)

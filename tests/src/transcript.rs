@@ -6,6 +6,7 @@
 //! # revision: 2025-11-25                    the MCP revision the frames belong to
 //! # args: --help                            command-line arguments for the binary
 //! # exit: 0                                 the exit status expected at the end (default 0)
+//! # pipelined: yes                          send all client frames at once (default: lockstep)
 //! -> {"jsonrpc":"2.0","id":1,"method":"ping"}    client to server: the text, then "\n"
 //! <- {"jsonrpc":"2.0","id":1,"result":{}}        server to client
 //! ->! 0xff 0xfe "{}\n"                           exact bytes: JSON strings, 0xHH bytes,
@@ -18,6 +19,14 @@
 //!
 //! A `->`/`<-` line without `!` is sent or expected exactly as written,
 //! followed by one `\n`: it need not be valid JSON (bad input is a lesson too).
+//!
+//! A server is driven in lockstep, like a real client: the runner sends one
+//! client frame and waits for each `<-` line that follows it before sending
+//! the next, so a reply left in a buffer fails the scenario. Replies after a
+//! frame that leaves a line unfinished (no `\n`) are awaited once the line is
+//! finished, or stdin closes. `# pipelined: yes` sends every client frame at
+//! once, for a scenario where that is the point. A later `# book:` line
+//! names the section for the frames below it; the first one is the scenario's.
 //!
 //! Hosts (chapter 6 on) are tested the other way round, with `# runner: client`
 //! or `# runner: agent` (see `client_runner`): the program under test is the
@@ -73,25 +82,14 @@ impl Direction {
         ("|", Direction::Stdout),
     ];
 
+    /// The marker that starts a line of this direction (`->`, `<=`, ...):
+    /// the frame views quote lines as the transcript writes them.
     pub fn arrow(self) -> &'static str {
         Direction::ALL
             .iter()
             .find(|(_, d)| *d == self)
             .map(|(arrow, _)| *arrow)
             .unwrap_or("?")
-    }
-
-    /// Who writes frames in this direction, for reports.
-    pub fn describe(self) -> &'static str {
-        match self {
-            Direction::ClientToServer => "client to server",
-            Direction::ServerToClient => "server to client",
-            Direction::HostToModel => "host to model",
-            Direction::ModelToHost => "model to host",
-            Direction::HarnessToHook => "harness to hook",
-            Direction::HookToHarness => "hook to harness",
-            Direction::Stdout => "the program's stdout",
-        }
     }
 }
 
@@ -104,13 +102,9 @@ pub struct Frame {
     pub bytes: Vec<u8>,
     /// 1-based line in the transcript file.
     pub line: usize,
-}
-
-impl Frame {
-    /// The frame as text, for reports (lossy for non-UTF-8 bytes).
-    pub fn text(&self) -> String {
-        String::from_utf8_lossy(&self.bytes).into_owned()
-    }
+    /// The section that explains this frame: the last `# book:` line above
+    /// it (or the transcript's first, for frames above every `# book:`).
+    pub book: Option<String>,
 }
 
 #[derive(Clone, Debug)]
@@ -118,9 +112,15 @@ pub struct Transcript {
     pub path: PathBuf,
     /// The file name without `.wire`.
     pub name: String,
-    /// `03-add-tool.md#calling-a-tool`: the section that explains this scenario.
+    /// `03-add-tool.md#calling-a-tool`: the section that explains this
+    /// scenario (its first `# book:` line).
     pub book: Option<String>,
+    /// The MCP revision the frames belong to: every `initialize` result in
+    /// the transcript carries it as `protocolVersion` (a course test checks).
     pub revision: Option<String>,
+    /// `# pipelined: yes`: send every client frame at once instead of
+    /// waiting for each reply (the runner's default, like a real client).
+    pub pipelined: bool,
     pub args: Vec<String>,
     pub exit: i32,
     /// Who the binary under test is: `server` (default) or another runner's name.
@@ -165,6 +165,7 @@ impl Transcript {
             name,
             book: None,
             revision: None,
+            pipelined: false,
             args: Vec::new(),
             exit: 0,
             runner: "server".to_string(),
@@ -172,6 +173,7 @@ impl Transcript {
             stderr: Vec::new(),
             frames: Vec::new(),
         };
+        let mut section: Option<String> = None;
         for (index, raw) in text.lines().enumerate() {
             let line = index + 1;
             let error = |message: String| ParseError {
@@ -184,11 +186,19 @@ impl Transcript {
             }
             if let Some(comment) = raw.strip_prefix('#') {
                 transcript.read_metadata(comment.trim()).map_err(error)?;
+                if let Some(("book", value)) = comment.trim().split_once(':') {
+                    section = Some(value.trim().to_string());
+                }
                 continue;
             }
-            transcript
-                .frames
-                .push(parse_frame(raw, line).map_err(error)?);
+            let mut frame = parse_frame(raw, line).map_err(error)?;
+            frame.book = section.clone();
+            transcript.frames.push(frame);
+        }
+        for frame in &mut transcript.frames {
+            if frame.book.is_none() {
+                frame.book = transcript.book.clone();
+            }
         }
         Ok(transcript)
     }
@@ -199,7 +209,16 @@ impl Transcript {
         };
         let value = value.trim();
         match key {
-            "book" => self.book = Some(value.to_string()),
+            "book" => {
+                self.book.get_or_insert_with(|| value.to_string());
+            }
+            "pipelined" => {
+                self.pipelined = match value {
+                    "yes" => true,
+                    "no" => false,
+                    _ => return Err(format!("write `# pipelined: yes` or `no`, not {value:?}")),
+                }
+            }
             "revision" => self.revision = Some(value.to_string()),
             "args" => self.args = value.split_whitespace().map(str::to_string).collect(),
             "exit" => {
@@ -270,6 +289,7 @@ fn parse_frame(raw: &str, line: usize) -> Result<Frame, String> {
         channel,
         bytes,
         line,
+        book: None,
     })
 }
 

@@ -3,8 +3,12 @@
 //! The binary under test is chosen at run time (see `wire_tests::target`):
 //! - `cargo test`: the reference solutions, byte for byte;
 //! - `MCP_TARGET=starter cargo test -p wire-tests --test scenarios -- ch03::`:
-//!   your crate in `chapters/03-add-tool`, as JSON values (`just check 03`);
+//!   your crate in `chapters/03-add-tool`, as JSON values (`cargo xtask check 03`
+//!   does the same, with a summary per gap, on every platform's shell);
 //! - `MCP_BIN=path/to/server cargo test -p wire-tests --test scenarios -- ch03::`:
-//!   any binary.
+//!   any binary (`cargo xtask check 03 --bin path/to/server`).
+//!
+//! `MCP_REPLY_TIMEOUT_MS` sets how long the runner waits for each reply with
+//! stdin open (default 10 s); `MCP_TIMEOUT_SECS` bounds a whole run (60 s).
 
 include!(concat!(env!("OUT_DIR"), "/scenarios.rs"));

@@ -2,11 +2,13 @@
 //! everything works with plain cargo too.
 
 mod bench;
+mod book;
 mod bundle;
+mod hint;
+mod learner;
 
 use std::fs;
 use std::io::{self, BufRead, BufReader, Write};
-use std::path::PathBuf;
 use std::process::{Command, ExitCode, Stdio};
 use std::sync::mpsc;
 use std::thread;
@@ -14,21 +16,31 @@ use std::time::Duration;
 
 use serde_json::Value;
 use wire_tests::course::{self, Chapter};
-use wire_tests::target::Target;
+use wire_tests::target::{self, Kind, Target};
 use wire_tests::transcript::{Direction, Transcript};
-use wire_tests::{diagrams, gaps, runner, textdiff, views};
+use wire_tests::{diagrams, gaps, runner, starters, textdiff, views};
 
 const USAGE: &str = "\
-usage: cargo xtask <command>
+usage: cargo xtask <command>     (NN: a chapter, written 3, 03 or ch03)
 
+  check NN [FILTER] [--solution | --bin PATH]
+                               your chapters/NN crate against the chapter's scenarios:
+                               each gap's state, then the first failure in full
+  watch NN [FILTER]            check again on every save
+  progress                     every chapter's gaps and scenarios, and what to do next
+  reset NN                     chapters/NN back to its starter (your files backed up first)
   run NN [--starter]           play chapter NN's tour and show every frame both ways
                                (hosts, from chapter 6: run their demo with --trace)
   trace NN [--starter | --bin PATH]
                                start chapter NN's server; type frames, see both ways
   diff NN                      your chapters/NN crate against the solution, gap by gap
-  starters [--check]           regenerate chapters/ from the marked solutions
+  hint NN [GAP]                the next hint for a gap (the first one not written yet)
+  starters [--check] [--force] regenerate chapters/ from the marked solutions; a file
+                               you edited is left alone unless --force (backed up first)
   changes [--check]            regenerate the book's generated pages: \"what changed\" diffs,
-                               frame views and sequence diagrams
+                               frame views, sequence diagrams, listings, exercises
+                               and the workshop schedule
+  book-check                   after `mdbook build book`: no marker shown, solutions folded
   bless [NN]                   rewrite the server frames of transcripts from the solutions
   bench [NN ...] [--runs N] [--json PATH]
                                measure start-up, round trip, throughput and memory
@@ -40,11 +52,24 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let rest = args.get(1..).unwrap_or_default();
     let result = match args.first().map(String::as_str) {
-        Some("run") => play(rest),
-        Some("trace") => trace(rest),
+        // The learner's commands choose their own exit status (2: usage).
+        Some("check") => return learner::check(rest),
+        Some("progress") => return learner::progress(rest),
+        Some("watch") => return learner::watch(rest),
+        Some("reset") => return learner::reset(rest),
+        Some("run") => {
+            target::show_build_progress(); // A first build takes a while: show it.
+            play(rest)
+        }
+        Some("trace") => {
+            target::show_build_progress();
+            trace(rest)
+        }
         Some("diff") => diff(rest),
+        Some("hint") => hint::run(rest),
         Some("starters") => starters(rest),
         Some("changes") => changes(rest),
+        Some("book-check") => book::check(),
         Some("bless") => bless(rest),
         Some("bench") => bench::run(rest),
         Some("bundle") => bundle::run(rest),
@@ -69,19 +94,20 @@ fn chapter_arg(args: &[String]) -> Result<Chapter, String> {
 
 /// The binary chosen by `--starter` or `--bin PATH` (default: the solution).
 fn target_arg(args: &[String], chapter: &Chapter) -> Result<Target, String> {
-    if let Some(index) = args.iter().position(|arg| arg == "--bin") {
-        let path = PathBuf::from(args.get(index + 1).ok_or("--bin needs a path")?);
-        let label = format!("binary {}", path.display());
-        return Ok(Target {
-            kind: wire_tests::target::Kind::Binary,
-            path,
-            label,
-        });
-    }
-    if args.iter().any(|arg| arg == "--starter") {
-        Target::starter(chapter)
-    } else {
-        Target::solution(chapter)
+    Target::from_args(args, chapter, Kind::Solution)
+}
+
+/// Why no reply is due after a client frame, for `run` and `trace`:
+/// a notification, or a batch of nothing but notifications, gets none.
+fn no_reply_note(bytes: &[u8]) -> Option<&'static str> {
+    let is_notification =
+        |value: &Value| value.get("method").is_some() && value.get("id").is_none();
+    match serde_json::from_slice::<Value>(bytes).ok()? {
+        Value::Array(items) if !items.is_empty() && items.iter().all(is_notification) => {
+            Some("(no reply: a batch of notifications)")
+        }
+        value if is_notification(&value) => Some("(no reply: a notification)"),
+        _ => None,
     }
 }
 
@@ -189,7 +215,10 @@ fn play(args: &[String]) -> Result<(), String> {
             }
         }
         if expected == 0 {
-            println!("   (no reply: none is due)");
+            println!(
+                "   {}",
+                no_reply_note(&frame.bytes).unwrap_or("(no reply: none is due)")
+            );
         }
     }
     drop(stdin); // EOF: the server should exit.
@@ -211,7 +240,8 @@ fn trace(args: &[String]) -> Result<(), String> {
     }
     let target = target_arg(args, &chapter)?;
     eprintln!(
-        "tracing {} — type one JSON-RPC message per line, Ctrl-D to close stdin.",
+        "tracing {} — type or paste one JSON-RPC message (a value may span lines);\n\
+         end of input closes stdin: Ctrl-D (Windows: Ctrl-Z, then Enter).",
         target.label
     );
     let (mut child, replies) = spawn(&target, &[])?;
@@ -221,19 +251,57 @@ fn trace(args: &[String]) -> Result<(), String> {
         }
     });
     let mut stdin = child.stdin.take().expect("stdin is piped");
+    let mut pending = String::new();
     for line in io::stdin().lock().split(b'\n') {
-        let mut line = line.map_err(|err| err.to_string())?;
-        line.push(b'\n');
-        show("→", "client", &line);
-        if stdin.write_all(&line).and_then(|()| stdin.flush()).is_err() {
+        let line = line.map_err(|err| err.to_string())?;
+        let line = String::from_utf8_lossy(&line);
+        let Some(frame) = gather(&mut pending, line.trim_end_matches('\r')) else {
+            continue; // An unfinished JSON value: wait for its next line.
+        };
+        show("→", "client", &frame);
+        if stdin
+            .write_all(&frame)
+            .and_then(|()| stdin.flush())
+            .is_err()
+        {
             break;
         }
+        if let Some(note) = no_reply_note(&frame) {
+            println!("   {note}");
+        }
+    }
+    if !pending.is_empty() {
+        eprintln!("(an unfinished JSON value was not sent: {pending})");
     }
     drop(stdin);
     let status = child.wait().map_err(|err| err.to_string())?;
     printer.join().ok();
     eprintln!("the server exited with {status}.");
     Ok(())
+}
+
+/// Collects typed lines into one frame. A line that starts a JSON value
+/// (`{` or `[`) which is not complete yet is kept in `pending` until the
+/// value is; a pasted, pretty-printed value is sent as one line, its lines
+/// joined with spaces (a JSON string cannot span lines, so nothing inside
+/// one changes). Anything else is sent as typed: bad input is a lesson too.
+fn gather(pending: &mut String, line: &str) -> Option<Vec<u8>> {
+    let starts_value = matches!(line.trim_start().chars().next(), Some('{' | '['));
+    if pending.is_empty() && !starts_value {
+        return Some(format!("{line}\n").into_bytes());
+    }
+    if !pending.is_empty() {
+        pending.push(' ');
+    }
+    pending.push_str(if pending.is_empty() {
+        line
+    } else {
+        line.trim()
+    });
+    match serde_json::from_str::<Value>(pending) {
+        Err(err) if err.is_eof() => None,
+        _ => Some(format!("{}\n", std::mem::take(pending)).into_bytes()),
+    }
 }
 
 /// `diff NN`: the learner's code for each gap next to the reference.
@@ -268,65 +336,80 @@ fn diff(args: &[String]) -> Result<(), String> {
         }
     }
     println!(
-        "{differences} gap(s) differ from the reference. Different is not wrong: `just check {:02}` decides.",
+        "{differences} gap(s) differ from the reference. Different is not wrong: `cargo xtask check {:02}` decides.",
         chapter.number
     );
     Ok(())
 }
 
-/// `starters [--check]`: writes (or checks) every `chapters/NN-*` crate.
+/// `starters [--check] [--force]`: writes (or checks) every `chapters/NN-*`
+/// crate. A chapter holding your edits is left alone unless `--force`, which
+/// backs your files up first.
 fn starters(args: &[String]) -> Result<(), String> {
-    let check = args.iter().any(|arg| arg == "--check");
-    let mut stale = Vec::new();
-    for chapter in Chapter::all() {
-        for (file, content) in gaps::starter_files(&chapter)? {
-            let path = chapter.starter_dir().join(&file);
-            if fs::read_to_string(&path).ok().as_deref() == Some(content.as_str()) {
-                continue;
-            }
-            stale.push(format!("chapters/{}/{}", chapter.dir, file.display()));
-            if !check {
-                fs::create_dir_all(path.parent().expect("a file has a folder"))
-                    .map_err(|err| err.to_string())?;
-                fs::write(&path, content).map_err(|err| err.to_string())?;
-            }
+    if args.iter().any(|arg| arg == "--check") {
+        // The same check as the course test `starters_are_generated…`.
+        let skipped = starters::check()?;
+        for chapter in &skipped {
+            println!("{}", starters::edited_note(chapter));
         }
+        println!("up to date");
+        return Ok(());
     }
-    report_stale(check, &stale, "cargo xtask starters")
+    let force = args.iter().any(|arg| arg == "--force");
+    let done = starters::write(&Chapter::all(), force)?;
+    if let Some(backup) = &done.backup {
+        println!("your edited files are saved in {}", relative(backup));
+    }
+    if done.written.is_empty() {
+        if done.refused.is_empty() {
+            println!("up to date");
+        }
+    } else {
+        println!("wrote:\n  {}", done.written.join("\n  "));
+    }
+    if done.refused.is_empty() {
+        return Ok(());
+    }
+    Err(format!(
+        "left alone, because you edited them since they were generated:\n  {}\n\
+         Your work is safe. To start a chapter over: `cargo xtask reset NN` \
+         (your files are backed up first); to regenerate everything anyway: \
+         `cargo xtask starters --force` (same backup).",
+        done.refused.join("\n  ")
+    ))
 }
 
-/// `changes [--check]`: the book's per-chapter diffs.
+/// `changes [--check]`: every generated page of the book (diffs, views,
+/// diagrams, listings, exercises, the workshop schedule).
 fn changes(args: &[String]) -> Result<(), String> {
+    let stale = course::changes_to_write();
     let check = args.iter().any(|arg| arg == "--check");
-    let mut stale = Vec::new();
-    for chapter in Chapter::all() {
-        let Some(diff) = course::changes(&chapter) else {
-            continue;
-        };
-        let path = course::changes_path(&chapter);
-        if fs::read_to_string(&path).ok().as_deref() == Some(diff.as_str()) {
-            continue;
-        }
-        stale.push(
-            path.strip_prefix(course::root())
-                .unwrap_or(&path)
-                .display()
-                .to_string(),
-        );
+    let mut names = Vec::new();
+    for (name, path, diff) in stale {
         if !check {
             fs::create_dir_all(path.parent().expect("a file has a folder"))
-                .map_err(|err| err.to_string())?;
-            fs::write(&path, diff).map_err(|err| err.to_string())?;
+                .and_then(|()| fs::write(&path, diff))
+                .map_err(|err| format!("cannot write {name}: {err}"))?;
         }
+        names.push(name);
     }
     // The frame views and sequence diagrams, drawn from the transcripts.
-    stale.extend(views::sync(&views::files()?, &views::views_dir(), check)?);
-    stale.extend(views::sync(
+    names.extend(views::sync(&views::files()?, &views::views_dir(), check)?);
+    names.extend(views::sync(
         &diagrams::files()?,
         &diagrams::diagrams_dir(),
         check,
     )?);
-    report_stale(check, &stale, "cargo xtask changes")
+    names.extend(wire_tests::exercises::refresh(check)?);
+    names.extend(wire_tests::workshop::refresh(check)?);
+    report_stale(check, &names, "cargo xtask changes")
+}
+
+fn relative(path: &std::path::Path) -> String {
+    path.strip_prefix(course::root())
+        .unwrap_or(path)
+        .display()
+        .to_string()
 }
 
 fn report_stale(check: bool, stale: &[String], fix: &str) -> Result<(), String> {
@@ -369,4 +452,34 @@ fn bless(args: &[String]) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_pasted_value_is_one_frame() {
+        let mut pending = String::new();
+        assert_eq!(gather(&mut pending, "{"), None);
+        assert_eq!(gather(&mut pending, "  \"jsonrpc\": \"2.0\","), None);
+        assert_eq!(
+            gather(&mut pending, "  \"method\": \"ping\", \"id\": 1 }"),
+            Some(b"{ \"jsonrpc\": \"2.0\", \"method\": \"ping\", \"id\": 1 }\n".to_vec())
+        );
+        assert!(pending.is_empty());
+        assert_eq!(gather(&mut pending, "hello"), Some(b"hello\n".to_vec()));
+        assert_eq!(gather(&mut pending, "{bad"), Some(b"{bad\n".to_vec()));
+    }
+
+    #[test]
+    fn notifications_get_no_reply() {
+        let note = br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+        assert_eq!(no_reply_note(note), Some("(no reply: a notification)"));
+        assert_eq!(
+            no_reply_note(br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#),
+            None
+        );
+        assert_eq!(no_reply_note(b"not json"), None);
+    }
 }

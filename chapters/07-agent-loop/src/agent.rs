@@ -3,6 +3,7 @@
 
 use serde_json::{Value, json};
 
+use crate::PROGRAM;
 use crate::host::Host;
 use crate::model::Model;
 use crate::tokens;
@@ -14,9 +15,10 @@ const MAX_TOKENS: u32 = 1024;
 
 // ANCHOR: agent_loop
 pub async fn run(host: &Host, model: &mut Model, prompt: &str, cap: u32) -> Result<String, String> {
-    // TODO(ch07/loop): the loop: send the conversation, stop when the reply
-    // asks for no tool, otherwise run every tool_use and send the results
-    // back as one user message; give up after `cap` turns.
+    // TODO(ch07/loop): the loop: send the conversation, read the reply
+    // (read_reply refuses a malformed or cut-off one), stop when it asks
+    // for no tool, otherwise run every tool_use and send the results back
+    // as one user message; give up after `cap` turns.
     Err(format!("TODO(ch07/loop): nothing answers {prompt:?} yet"))
     // END(ch07/loop)
 }
@@ -27,11 +29,30 @@ pub async fn run(host: &Host, model: &mut Model, prompt: &str, cap: u32) -> Resu
 /// description, and its inputSchema renamed to input_schema.
 pub fn tool_definitions(host: &Host) -> Vec<Value> {
     // TODO(ch07/tool-definitions): one Messages API tool per catalogue
-    // entry: name (qualified), description, input_schema.
+    // entry whose name the API accepts: name (qualified), description,
+    // input_schema.
     todo!(
-        "ch07/tool-definitions: one Messages API tool per catalogue entry: name (qualified), description, input_schema."
+        "ch07/tool-definitions: one Messages API tool per catalogue entry whose name the API accepts: name (qualified), description, input_schema."
     )
     // END(ch07/tool-definitions)
+}
+
+/// The Messages API takes tool names of 1 to 64 ASCII letters, digits,
+/// `_` and `-`. MCP allows more (dots, up to 128 characters), so a name
+/// that does not fit is left out, with a warning: one bad name would
+/// make the API refuse every request.
+fn fits_the_api(name: &str) -> bool {
+    let fits = (1..=64).contains(&name.len())
+        && name
+            .bytes()
+            .all(|byte| byte.is_ascii_alphanumeric() || byte == b'_' || byte == b'-');
+    if !fits {
+        eprintln!(
+            "{PROGRAM}: not offering {name:?} to the model: a Messages API tool name is \
+             1 to 64 of a-z, A-Z, 0-9, _ and -"
+        );
+    }
+    fits
 }
 // ANCHOR_END: tool_definitions
 
@@ -99,9 +120,14 @@ fn show_request(turn: u32, request: &Value) {
 }
 
 /// Prints what the model said and returns the tool calls it asked for.
-fn show_reply(reply: &Value) -> Vec<Value> {
+/// A reply without a content list is not a reply; one cut off at
+/// max_tokens may end inside a tool_use block, so none of its calls runs.
+fn read_reply(reply: &Value) -> Result<Vec<Value>, String> {
+    let content = reply["content"]
+        .as_array()
+        .ok_or(format!("the model's reply has no content list: {reply}"))?;
     let mut calls = Vec::new();
-    for block in reply["content"].as_array().into_iter().flatten() {
+    for block in content {
         match block["type"].as_str() {
             Some("text") => println!("  model: {}", block["text"].as_str().unwrap_or_default()),
             Some("tool_use") => calls.push(block.clone()),
@@ -110,6 +136,12 @@ fn show_reply(reply: &Value) -> Vec<Value> {
     }
     let stop = reply["stop_reason"].as_str().unwrap_or("?");
     println!("  stop_reason {stop}, {} tool call(s)", calls.len());
-    calls
+    if stop == "max_tokens" {
+        return Err(format!(
+            "the reply was cut off at max_tokens ({MAX_TOKENS}); its tool calls may be \
+             incomplete, so none was run"
+        ));
+    }
+    Ok(calls)
 }
 // ANCHOR_END: show

@@ -16,6 +16,9 @@ use serde_json::Value;
 use connection::Options;
 use host::{Host, ServerConfig};
 
+/// The name this program goes by in its messages.
+const PROGRAM: &str = "ch06-client";
+
 const HELP: &str = "\
 ch06-client: an MCP client that starts servers and calls their tools.
 
@@ -71,21 +74,21 @@ async fn main() -> ExitCode {
     let cli = match parse_args(&args) {
         Ok(cli) => cli,
         Err(err) => {
-            eprintln!("ch06-client: {err}; try --help");
+            eprintln!("{PROGRAM}: {err}; try --help");
             return ExitCode::from(2);
         }
     };
     let host = match Host::start(cli.servers, cli.options).await {
         Ok(host) => host,
         Err(err) => {
-            eprintln!("ch06-client: {err}");
+            eprintln!("{PROGRAM}: {err}");
             return ExitCode::FAILURE;
         }
     };
     let mut failed = false;
     for action in cli.actions {
         if let Err(err) = run(&host, action).await {
-            eprintln!("ch06-client: {err}");
+            eprintln!("{PROGRAM}: {err}");
             failed = true;
         }
     }
@@ -200,24 +203,18 @@ fn parse_args(args: &[String]) -> Result<Cli, String> {
     let mut actions = Vec::new();
     let mut trace = false;
     let mut timeout_ms: u64 = match std::env::var("WIRE_TIMEOUT_MS") {
-        Ok(value) => value
-            .parse()
-            .map_err(|_| format!("WIRE_TIMEOUT_MS={value:?} is not a number"))?,
+        Ok(value) => number("WIRE_TIMEOUT_MS", &value)?,
         Err(_) => 30_000,
     };
     let mut args = args.iter();
-    let mut next = |what: &str| args.next().cloned().ok_or(format!("{what} is missing"));
-    while let Ok(arg) = next("") {
+    while let Some(arg) = args.next() {
+        // The word after `arg`, or a usage error that says what it needs.
+        let mut next = |what: &str| args.next().cloned().ok_or(format!("{arg} needs {what}"));
         match arg.as_str() {
             "--trace" => trace = true,
-            "--timeout-ms" => {
-                let value = next("--timeout-ms needs a number")?;
-                timeout_ms = value
-                    .parse()
-                    .map_err(|_| format!("{value:?} is not a number"))?;
-            }
+            "--timeout-ms" => timeout_ms = number(arg, &next("a number")?)?,
             "--server" => {
-                let value = next("--server needs NAME=COMMAND")?;
+                let value = next("NAME=COMMAND")?;
                 let (name, command) = value
                     .split_once('=')
                     .ok_or(format!("--server {value:?}: write NAME=COMMAND"))?;
@@ -228,16 +225,16 @@ fn parse_args(args: &[String]) -> Result<Cli, String> {
             }
             "list" => actions.push(Action::List),
             "call" => actions.push(Action::Call {
-                tool: next("call needs a tool name")?,
-                arguments: json_arg(&next("call needs JSON arguments")?)?,
+                tool: next("a tool name")?,
+                arguments: json_arg(&next("JSON arguments")?)?,
             }),
             "read" => actions.push(Action::Read {
-                server: next("read needs a server name")?,
-                uri: next("read needs a URI")?,
+                server: next("a server name")?,
+                uri: next("a URI")?,
             }),
             "prompt" => {
-                let server = next("prompt needs a server name")?;
-                let name = next("prompt needs a prompt name")?;
+                let server = next("a server name")?;
+                let name = next("a prompt name")?;
                 actions.push(Action::Prompt {
                     server,
                     name,
@@ -266,6 +263,16 @@ fn parse_args(args: &[String]) -> Result<Cli, String> {
         actions,
         options,
     })
+}
+
+/// A number from the command line; one that does not fit is an error, never
+/// cut down to fit.
+fn number<T: std::str::FromStr<Err = std::num::ParseIntError>>(
+    option: &str,
+    text: &str,
+) -> Result<T, String> {
+    text.parse()
+        .map_err(|err| format!("{option} {text:?}: {err}"))
 }
 
 fn json_arg(text: &str) -> Result<Value, String> {

@@ -1,0 +1,144 @@
+//! The book's pages as the tests see them: headings, their ids, and which
+//! section explains a gap, so a failure report can send the reader there.
+
+use std::fs;
+
+use crate::course::Chapter;
+use crate::gaps::Gap;
+
+/// The id mdBook gives a heading: lower case, spaces to `-`, punctuation
+/// dropped (`## Bytes, not strings` → `bytes-not-strings`).
+pub fn heading_id(heading: &str) -> String {
+    heading
+        .trim_start_matches('#')
+        .trim()
+        .chars()
+        .filter_map(|c| match c {
+            ' ' => Some('-'),
+            c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c.to_ascii_lowercase()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Each line of a page with the id of the section it sits in (`None` before
+/// the first `##`). Lines in code blocks are never headings.
+pub fn sections(page: &str) -> Vec<(Option<String>, &str)> {
+    let mut current = None;
+    let mut in_code = false;
+    let mut out = Vec::new();
+    for line in page.lines() {
+        if line.trim_start().starts_with("```") {
+            in_code = !in_code;
+        } else if !in_code && line.starts_with("##") {
+            current = Some(heading_id(line));
+        }
+        out.push((current.clone(), line));
+    }
+    out
+}
+
+/// The ids of a page's headings (every level), outside code blocks.
+pub fn heading_ids(page: &str) -> Vec<String> {
+    let mut in_code = false;
+    let mut ids = Vec::new();
+    for line in page.lines() {
+        if line.trim_start().starts_with("```") {
+            in_code = !in_code;
+        } else if !in_code && line.starts_with('#') {
+            ids.push(heading_id(line));
+        }
+    }
+    ids
+}
+
+/// `01-echo.md#one-line-in-one-line-out`: the section that teaches the code
+/// of `gap`. That is the section which includes the listing (the solution's
+/// `ANCHOR` region) holding the gap; failing that, the first section that
+/// names the gap; failing that, the chapter page itself.
+pub fn gap_section(chapter: &Chapter, gap: &Gap) -> String {
+    let page_name = format!("{}.md", chapter.dir);
+    let page = fs::read_to_string(chapter.book_page()).unwrap_or_default();
+    let source = fs::read_to_string(chapter.solution_dir().join(&gap.file)).unwrap_or_default();
+    let file = gap.file.to_string_lossy().replace('\\', "/");
+    let sections = sections(&page);
+    let including = anchors_around(&source, gap.line)
+        .into_iter()
+        .find_map(|anchor| {
+            // From `solutions/` or, for a file with gaps, its marker-free
+            // copy `generated/listings/…/file.txt`.
+            let includes = [
+                format!("solutions/{}/{file}:{anchor}}}}}", chapter.dir),
+                format!("listings/{}/{file}.txt:{anchor}}}}}", chapter.dir),
+            ];
+            sections
+                .iter()
+                .find(|(_, line)| {
+                    line.contains("{{#") && includes.iter().any(|include| line.contains(include))
+                })
+                .and_then(|(id, _)| id.clone())
+        });
+    let naming = || {
+        sections
+            .iter()
+            .find(|(id, line)| id.is_some() && line.contains(&gap.id))
+            .and_then(|(id, _)| id.clone())
+    };
+    match including.or_else(naming) {
+        Some(id) => format!("{page_name}#{id}"),
+        None => page_name,
+    }
+}
+
+/// The names of the `ANCHOR` regions that contain line `line` (1-based),
+/// innermost first.
+fn anchors_around(source: &str, line: usize) -> Vec<String> {
+    let mut open: Vec<(String, usize)> = Vec::new();
+    let mut found: Vec<(String, usize)> = Vec::new();
+    for (index, text) in source.lines().enumerate() {
+        if let Some((_, name)) = text.split_once("ANCHOR_END: ") {
+            let name = name.trim();
+            if let Some(at) = open.iter().rposition(|(open, _)| open == name) {
+                let (name, start) = open.remove(at);
+                if start < line && line <= index + 1 {
+                    found.push((name, index + 1 - start));
+                }
+            }
+        } else if let Some((_, name)) = text.split_once("ANCHOR: ") {
+            open.push((name.trim().to_string(), index + 1));
+        }
+    }
+    found.sort_by_key(|(_, size)| *size);
+    found.into_iter().map(|(name, _)| name).collect()
+}
+
+/// The page and section a `page.md#id` reference names, for a report line.
+pub fn why_line(reference: &str) -> String {
+    let (page, section) = reference.split_once('#').unwrap_or((reference, ""));
+    if section.is_empty() {
+        format!("why: read book/src/{page}")
+    } else {
+        format!("why: read book/src/{page}, section #{section}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_the_innermost_anchor_around_a_line() {
+        let source = "// ANCHOR: all\nfn a() {\n// ANCHOR: inner\nx\n// ANCHOR_END: inner\n}\n// ANCHOR_END: all\n";
+        assert_eq!(anchors_around(source, 4), ["inner", "all"]);
+        assert_eq!(anchors_around(source, 2), ["all"]);
+        assert!(anchors_around(source, 9).is_empty());
+    }
+
+    #[test]
+    fn headings_in_code_blocks_are_not_sections() {
+        let page = "# Title\n## First one\ntext\n```sh\n# a comment\n```\nmore\n";
+        let lines = sections(page);
+        assert_eq!(lines[6].0.as_deref(), Some("first-one"));
+        assert_eq!(heading_ids(page), ["title", "first-one"]);
+    }
+}

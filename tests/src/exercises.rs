@@ -1,0 +1,421 @@
+//! The book's listings and Exercise sections, generated so that the book
+//! teaches before it tells.
+//!
+//! A chapter page never includes `solutions/` directly: the reference code
+//! of a gap would stand above the exercise, with the generator's markers in
+//! it. Instead `cargo xtask changes` writes, under `book/src/generated/`:
+//!
+//! - `listings/NN-slug/src/….txt`: each solution file that has gaps, as the
+//!   learner's starter has it but without markers: a gap's code is the
+//!   starter's, after a one-line pointer to the Exercise section (`ANCHOR:`
+//!   lines stay, so the pages' anchors work). Files without gaps have no
+//!   markers: the pages include them from `solutions/` directly. The `.txt`
+//!   ending keeps these copies out of the compiler's and the duplicate
+//!   finder's way: they are generated text, not code anyone edits;
+//! - `exercises/chNN.md`: for each gap, the starter's code, the three hint
+//!   tiers of `tests/hints/chNN.md` each folded in a `<details>`, and last,
+//!   folded too, the reference code.
+//!
+//! [`check_built_book`] checks the rendered result.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use crate::course::{self, Chapter};
+use crate::gaps::{self, Gap};
+use crate::hints;
+
+/// The comment lines that mark gaps in solutions and starters. None of them
+/// may reach a rendered page.
+pub const MARKERS: [&str; 4] = ["// GAP(", "// starter:", "// END(", "// TODO("];
+
+/// `book/src/generated/listings/03-add-tool/src/tools.rs.txt`.
+pub fn listing_path(chapter: &Chapter, file: &Path) -> PathBuf {
+    let mut name = file.as_os_str().to_owned();
+    name.push(".txt");
+    generated_dir()
+        .join("listings")
+        .join(&chapter.dir)
+        .join(name)
+}
+
+/// `book/src/generated/exercises/ch03.md`.
+pub fn exercise_path(chapter: &Chapter) -> PathBuf {
+    generated_dir()
+        .join("exercises")
+        .join(format!("{}.md", chapter.id()))
+}
+
+fn generated_dir() -> PathBuf {
+    course::root().join("book/src/generated")
+}
+
+/// A solution file as the book's "what changed" diff shows it: the
+/// reference code of each gap stays, the marker lines around it go.
+/// Empty when the file does not exist.
+pub fn solution_text(chapter: &Chapter, file: &Path) -> String {
+    let text = fs::read_to_string(chapter.solution_dir().join(file)).unwrap_or_default();
+    let Ok(all) = gaps::gaps(chapter) else {
+        return text;
+    };
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    // From the last gap up, so that earlier line numbers stay right.
+    for gap in all.iter().rev().filter(|gap| gap.file == file) {
+        let start = gap.line - 1;
+        let end_marker = format!("// END({})", gap.id);
+        let Some(end) = lines[start..]
+            .iter()
+            .position(|line| line.trim() == end_marker)
+        else {
+            continue;
+        };
+        lines.splice(start..=start + end, gap.body.lines().map(str::to_string));
+    }
+    lines.iter().map(|line| format!("{line}\n")).collect()
+}
+
+/// The listings of one chapter: each file of its starter that has gaps,
+/// every gap reduced to a pointer line and the starter's code.
+pub fn listings(chapter: &Chapter) -> Result<Vec<(PathBuf, String)>, String> {
+    let mut files = Vec::new();
+    for (file, text) in gaps::starter_files(chapter)? {
+        let regions = gaps::learner_regions(&text);
+        if regions.is_empty() {
+            continue; // No gap: the book includes the solution's file itself.
+        }
+        let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+        for (id, body) in regions.into_iter().rev() {
+            let opening = format!("// TODO({id}):");
+            let closing = format!("// END({id})");
+            let Some(start) = lines
+                .iter()
+                .position(|line| line.trim_start().starts_with(&opening))
+            else {
+                continue;
+            };
+            let Some(end) = lines[start..]
+                .iter()
+                .position(|line| line.trim() == closing)
+            else {
+                continue;
+            };
+            let indent: String = lines[start]
+                .chars()
+                .take_while(|c| c.is_whitespace())
+                .collect();
+            let mut replacement = vec![format!(
+                "{indent}// Exercise {id}: yours to write; see the Exercise section."
+            )];
+            replacement.extend(body.lines().map(str::to_string));
+            lines.splice(start..=start + end, replacement);
+        }
+        let content: String = lines.iter().map(|line| format!("{line}\n")).collect();
+        files.push((listing_path(chapter, &file), content));
+    }
+    Ok(files)
+}
+
+/// The chapter's exercise section, included at the end of its `## Exercise`.
+pub fn exercise_section(chapter: &Chapter) -> Result<String, String> {
+    let gaps = gaps::gaps(chapter)?;
+    let hints = hints::load(chapter)?;
+    let starters = gaps::starter_files(chapter)?;
+    let n = format!("{:02}", chapter.number);
+    let mut out = format!(
+        "<!-- Generated by `cargo xtask changes` from solutions/{dir} and \
+         tests/hints/{id}.md: edit those, not this file. -->\n\n\
+         Each gap below shows what your file holds now, then three hints, each \
+         folded: open one, try again, and open the next only if you need it. \
+         `cargo xtask hint {n}` (`just hint {n}`) gives the same hints in the \
+         terminal, one per call. The reference code comes last.\n",
+        dir = chapter.dir,
+        id = chapter.id(),
+    );
+    for gap in &gaps {
+        let file = format!("chapters/{}/{}", chapter.dir, gap.file.display());
+        let starter = starter_code(&starters, gap);
+        let tiers = hints
+            .iter()
+            .find(|hint| hint.gap == gap.id)
+            .map(|hint| hint.tiers.clone())
+            .ok_or_else(|| {
+                format!(
+                    "tests/hints/{}.md has no hints for {}",
+                    chapter.id(),
+                    gap.id
+                )
+            })?;
+        out += &format!(
+            "\n### `{id}`\n\n**What to write** (in `{file}`): {instruction}\n\n\
+             Between its `TODO({id})` and `END({id})` comments your file holds:\n\n\
+             ```rust,ignore\n{starter}\n```\n",
+            id = gap.id,
+            instruction = gap.instruction,
+            starter = dedent(&starter),
+        );
+        for (number, (tier, text)) in hints::TIERS.iter().zip(&tiers).enumerate() {
+            out += &details(
+                &format!("Hint {}: {}", number + 1, tier.to_lowercase()),
+                text,
+            );
+        }
+        out += &details(
+            &format!("Show the solution of {}", gap.id),
+            &format!("```rust,ignore\n{}\n```", dedent(&gap.body)),
+        );
+    }
+    Ok(out)
+}
+
+/// The starter's code of one gap, as the learner's file holds it.
+fn starter_code(starters: &[(PathBuf, String)], gap: &Gap) -> String {
+    starters
+        .iter()
+        .filter(|(file, _)| *file == gap.file)
+        .flat_map(|(_, text)| gaps::learner_regions(text))
+        .find(|(id, _)| *id == gap.id)
+        .map(|(_, body)| body)
+        .unwrap_or_default()
+}
+
+/// A folded block. The blank lines let mdBook read the inside as Markdown.
+fn details(summary: &str, body: &str) -> String {
+    format!("\n<details>\n<summary>{summary}</summary>\n\n{body}\n\n</details>\n")
+}
+
+fn dedent(code: &str) -> String {
+    let indent = code
+        .lines()
+        .filter(|line| !line.trim().is_empty())
+        .map(|line| line.len() - line.trim_start().len())
+        .min()
+        .unwrap_or(0);
+    code.lines()
+        .map(|line| line.get(indent..).unwrap_or("").trim_end())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Every file this module generates, with its content.
+pub fn generated() -> Result<Vec<(PathBuf, String)>, String> {
+    let mut files = Vec::new();
+    for chapter in Chapter::all() {
+        files.extend(listings(&chapter)?);
+        files.push((exercise_path(&chapter), exercise_section(&chapter)?));
+    }
+    Ok(files)
+}
+
+/// Brings the generated files up to date (or, with `check`, only looks):
+/// writes what differs, removes what is no longer generated, and returns
+/// the paths that were out of date, relative to the workspace root.
+pub fn refresh(check: bool) -> Result<Vec<String>, String> {
+    let files = generated()?;
+    let mut stale = Vec::new();
+    for (path, content) in &files {
+        if fs::read_to_string(path).ok().as_deref() == Some(content.as_str()) {
+            continue;
+        }
+        stale.push(relative(path));
+        if !check {
+            fs::create_dir_all(path.parent().expect("a file has a folder"))
+                .and_then(|()| fs::write(path, content))
+                .map_err(|err| format!("cannot write {}: {err}", path.display()))?;
+        }
+    }
+    for dir in ["listings", "exercises"] {
+        for path in files_under(&generated_dir().join(dir)) {
+            if files.iter().any(|(generated, _)| *generated == path) {
+                continue;
+            }
+            stale.push(format!("{} (no longer generated)", relative(&path)));
+            if !check {
+                fs::remove_file(&path)
+                    .map_err(|err| format!("cannot remove {}: {err}", path.display()))?;
+            }
+        }
+    }
+    Ok(stale)
+}
+
+fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in fs::read_dir(dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                found.push(path);
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+fn relative(path: &Path) -> String {
+    path.strip_prefix(course::root())
+        .unwrap_or(path)
+        .display()
+        .to_string()
+}
+
+/// Checks the book that `mdbook build book` wrote into `build`: no page
+/// shows a marker line, and the reference code of each gap appears only
+/// inside a `<details>`, on its chapter's page and on the print page.
+/// Returns the problems found.
+pub fn check_built_book(build: &Path) -> Result<Vec<String>, String> {
+    let pages: Vec<PathBuf> = files_under(build)
+        .into_iter()
+        .filter(|path| path.extension().is_some_and(|ext| ext == "html"))
+        .collect();
+    if pages.is_empty() {
+        return Err(format!(
+            "no HTML pages under {}: run `mdbook build book` first",
+            build.display()
+        ));
+    }
+    let mut problems = Vec::new();
+    for page in &pages {
+        let html = fs::read_to_string(page).map_err(|err| err.to_string())?;
+        let name = page
+            .strip_prefix(build)
+            .unwrap_or(page)
+            .display()
+            .to_string();
+        problems.extend(
+            marker_lines(&html)
+                .into_iter()
+                .map(|line| format!("{name} shows a marker line: {line}")),
+        );
+    }
+    // The print page holds every chapter at once.
+    let print = fs::read_to_string(build.join("print.html")).unwrap_or_default();
+    for chapter in Chapter::all() {
+        let name = format!("{}.html", chapter.dir);
+        let Ok(html) = fs::read_to_string(build.join(&name)) else {
+            problems.push(format!("{name} is missing from the built book"));
+            continue;
+        };
+        for gap in gaps::gaps(&chapter)? {
+            for (page, html) in [(name.as_str(), &html), ("print.html", &print)] {
+                if shows_outside_details(html, &gap.body) {
+                    problems.push(format!(
+                        "{page} shows the solution of {} outside a <details>",
+                        gap.id
+                    ));
+                }
+            }
+        }
+    }
+    Ok(problems)
+}
+
+/// The lines of a page's text that are marker comments.
+fn marker_lines(html: &str) -> Vec<String> {
+    text_of(html)
+        .lines()
+        .map(str::trim)
+        .filter(|line| MARKERS.iter().any(|marker| line.starts_with(marker)))
+        .map(str::to_string)
+        .collect()
+}
+
+/// Whether every line of `code`, in order and together, appears in the
+/// page's text outside `<details>` (in a listing, or in a diff's `+` lines).
+fn shows_outside_details(html: &str, code: &str) -> bool {
+    let normal = |line: &str| {
+        let line = line.trim();
+        line.strip_prefix(['+', '-'])
+            .unwrap_or(line)
+            .trim()
+            .to_string()
+    };
+    let wanted: Vec<String> = code
+        .lines()
+        .map(normal)
+        .filter(|line| !line.is_empty())
+        .collect();
+    let visible: Vec<String> = text_of(&without_details(html))
+        .lines()
+        .map(normal)
+        .filter(|line| !line.is_empty())
+        .collect();
+    !wanted.is_empty() && visible.windows(wanted.len()).any(|window| window == wanted)
+}
+
+/// The page without its `<details>` elements (nested ones included).
+fn without_details(html: &str) -> String {
+    let mut out = String::new();
+    let mut depth = 0usize;
+    let mut rest = html;
+    while let Some(at) = rest.find('<') {
+        let (before, tag) = rest.split_at(at);
+        if depth == 0 {
+            out += before;
+        }
+        if tag.starts_with("<details") {
+            depth += 1;
+        } else if tag.starts_with("</details>") {
+            depth = depth.saturating_sub(1);
+        } else if depth == 0 {
+            out.push('<');
+        }
+        rest = &tag[1..];
+    }
+    if depth == 0 {
+        out += rest;
+    }
+    out
+}
+
+/// A page's text: tags removed, the common entities decoded.
+fn text_of(html: &str) -> String {
+    let mut text = String::new();
+    let mut in_tag = false;
+    for c in html.chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' if in_tag => in_tag = false,
+            c if !in_tag => text.push(c),
+            _ => {}
+        }
+    }
+    text.replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&#x27;", "'")
+        .replace("&amp;", "&")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_marker_lines_in_code() {
+        let html = "<pre><code>fn f() {\n    // GAP(ch09/f): do f\n    x\n}</code></pre>\n\
+                    <p>Keep the <code>// END(ch09/f)</code> comment.</p>";
+        assert_eq!(marker_lines(html), ["// GAP(ch09/f): do f"]);
+    }
+
+    #[test]
+    fn sees_code_outside_details_only() {
+        let code = "    let a = 1;\n\n    a + 1";
+        let shown = "<pre><code>let a = 1;\na + 1\n</code></pre>";
+        let folded = format!("<details><summary>s</summary>{shown}</details>");
+        let diff = "<pre><code>+    let a = 1;\n+    a + 1\n</code></pre>";
+        assert!(shows_outside_details(shown, code));
+        assert!(!shows_outside_details(&folded, code));
+        assert!(shows_outside_details(diff, code));
+        assert!(!shows_outside_details("<p>let a = 1;</p>", code));
+    }
+
+    #[test]
+    fn dedents_code() {
+        assert_eq!(dedent("    a\n\n      b"), "a\n\n  b");
+    }
+}
