@@ -3,6 +3,7 @@
 
 use serde_json::{Value, json};
 
+use crate::PROGRAM;
 use crate::host::Host;
 use crate::model::Model;
 use crate::skill_tools;
@@ -29,7 +30,7 @@ pub async fn run(
         let request = request_body(model.name(), &system, &tools, &messages);
         show_request(turn, &request);
         let reply = model.send(&request).await?;
-        let calls = show_reply(&reply);
+        let calls = read_reply(&reply)?;
         messages.push(json!({ "role": "assistant", "content": reply["content"] }));
         if calls.is_empty() {
             return Ok(text_of(&reply["content"]));
@@ -50,7 +51,8 @@ pub async fn run(
 /// skill tools, when there are skills.
 pub fn tool_definitions(host: &Host, skills: &[Skill]) -> Vec<Value> {
     host.tools()
-        .into_iter()
+        .iter()
+        .filter(|tool| fits_the_api(&tool.qualified))
         .map(|tool| {
             json!({
                 "name": tool.qualified,
@@ -60,6 +62,24 @@ pub fn tool_definitions(host: &Host, skills: &[Skill]) -> Vec<Value> {
         })
         .chain(skill_tools::definitions(skills))
         .collect()
+}
+
+/// The Messages API takes tool names of 1 to 64 ASCII letters, digits,
+/// `_` and `-`. MCP allows more (dots, up to 128 characters), so a name
+/// that does not fit is left out, with a warning: one bad name would
+/// make the API refuse every request.
+fn fits_the_api(name: &str) -> bool {
+    let fits = (1..=64).contains(&name.len())
+        && name
+            .bytes()
+            .all(|byte| byte.is_ascii_alphanumeric() || byte == b'_' || byte == b'-');
+    if !fits {
+        eprintln!(
+            "{PROGRAM}: not offering {name:?} to the model: a Messages API tool name is \
+             1 to 64 of a-z, A-Z, 0-9, _ and -"
+        );
+    }
+    fits
 }
 // ANCHOR_END: tool_definitions
 
@@ -151,9 +171,14 @@ fn show_request(turn: u32, request: &Value) {
 }
 
 /// Prints what the model said and returns the tool calls it asked for.
-fn show_reply(reply: &Value) -> Vec<Value> {
+/// A reply without a content list is not a reply; one cut off at
+/// max_tokens may end inside a tool_use block, so none of its calls runs.
+fn read_reply(reply: &Value) -> Result<Vec<Value>, String> {
+    let content = reply["content"]
+        .as_array()
+        .ok_or(format!("the model's reply has no content list: {reply}"))?;
     let mut calls = Vec::new();
-    for block in reply["content"].as_array().into_iter().flatten() {
+    for block in content {
         match block["type"].as_str() {
             Some("text") => println!("  model: {}", block["text"].as_str().unwrap_or_default()),
             Some("tool_use") => calls.push(block.clone()),
@@ -162,6 +187,12 @@ fn show_reply(reply: &Value) -> Vec<Value> {
     }
     let stop = reply["stop_reason"].as_str().unwrap_or("?");
     println!("  stop_reason {stop}, {} tool call(s)", calls.len());
-    calls
+    if stop == "max_tokens" {
+        return Err(format!(
+            "the reply was cut off at max_tokens ({MAX_TOKENS}); its tool calls may be \
+             incomplete, so none was run"
+        ));
+    }
+    Ok(calls)
 }
 // ANCHOR_END: show

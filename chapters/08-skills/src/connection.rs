@@ -8,6 +8,7 @@
 
 use std::collections::HashMap;
 use std::process::Stdio;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -30,9 +31,9 @@ pub struct Options {
 }
 
 /// What a reply carries: the `result`, or the `error` object.
-type Reply = Result<Value, Value>;
+type Outcome = Result<Value, Value>;
 /// Requests sent and not yet answered: id → where to deliver the reply.
-type Pending = Arc<Mutex<HashMap<u64, oneshot::Sender<Reply>>>>;
+type Pending = Arc<Mutex<HashMap<u64, oneshot::Sender<Outcome>>>>;
 /// stdin is shared: requests write to it, and so does the reader when it
 /// answers a request from the server.
 type Stdin = Arc<tokio::sync::Mutex<Option<ChildStdin>>>;
@@ -41,8 +42,10 @@ pub struct Connection {
     pub name: String,
     stdin: Stdin,
     pending: Pending,
-    /// The id of the next request: 1, 2, 3… per connection.
-    next_id: Mutex<u64>,
+    /// The id of the next request: 1, 2, 3… per connection. A counter that
+    /// many tasks bump at once is what an atomic is for: no lock, and the
+    /// `Relaxed` ordering, since each caller only needs a number of its own.
+    next_id: AtomicU64,
     options: Options,
     child: Child,
     tasks: Vec<JoinHandle<()>>,
@@ -110,7 +113,7 @@ impl Connection {
             name: name.to_string(),
             stdin,
             pending,
-            next_id: Mutex::new(1),
+            next_id: AtomicU64::new(1),
             options,
             child,
             tasks: vec![reader, logs],
@@ -122,11 +125,7 @@ impl Connection {
     /// Sends a request and waits for its reply, or for the timeout.
     pub async fn request(&self, method: &str, params: Option<Value>) -> Result<Value, String> {
         let name = &self.name;
-        let id = {
-            let mut next_id = self.next_id.lock().unwrap();
-            *next_id += 1;
-            *next_id - 1
-        };
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let (sender, receiver) = oneshot::channel();
         self.pending.lock().unwrap().insert(id, sender);
         let request = Request {
@@ -135,7 +134,11 @@ impl Connection {
             method,
             params,
         };
-        self.send(&request).await?;
+        if let Err(err) = self.send(&request).await {
+            // Never sent, so never answered: nobody may wait for it.
+            self.pending.lock().unwrap().remove(&id);
+            return Err(err);
+        }
         let reply = match tokio::time::timeout(self.options.timeout, receiver).await {
             Ok(reply) => reply,
             Err(_elapsed) => return self.cancel(id, method).await,
@@ -176,20 +179,23 @@ impl Connection {
     }
 
     // ANCHOR: shutdown
-    /// Closes stdin, the server's signal to exit; waits a grace period;
-    /// then kills it. There is no shutdown message in MCP.
+    /// There is no shutdown message in MCP. The spec's steps for stdio:
+    /// close stdin, the server's signal to exit; wait; send SIGTERM; wait;
+    /// send SIGKILL.
     pub async fn shutdown(mut self) {
+        let name = &self.name;
         self.stdin.lock().await.take(); // Dropping the pipe closes it.
-        match tokio::time::timeout(SHUTDOWN_GRACE, self.child.wait()).await {
-            Ok(Ok(status)) if !status.success() => {
-                eprintln!("[{}] exited with {status}", self.name)
-            }
+        let mut exited = tokio::time::timeout(SHUTDOWN_GRACE, self.child.wait()).await;
+        if exited.is_err() {
+            eprintln!("[{name}] still running after stdin closed; asking it to terminate");
+            terminate(&self.child);
+            exited = tokio::time::timeout(SHUTDOWN_GRACE, self.child.wait()).await;
+        }
+        match exited {
+            Ok(Ok(status)) if !status.success() => eprintln!("[{name}] exited with {status}"),
             Ok(_) => {}
             Err(_) => {
-                eprintln!(
-                    "[{}] still running after stdin closed; killing it",
-                    self.name
-                );
+                eprintln!("[{name}] still running; killing it");
                 let _ = self.child.kill().await;
             }
         }
@@ -200,6 +206,25 @@ impl Connection {
     }
     // ANCHOR_END: shutdown
 }
+
+// ANCHOR: terminate
+/// Sends SIGTERM: "please exit", which a server can catch to clean up.
+/// tokio's `Child` can only kill (SIGKILL), so this goes through libc.
+#[cfg(unix)]
+fn terminate(child: &Child) {
+    // `id()` is None once the child has been reaped: nothing to signal.
+    if let Some(pid) = child.id().and_then(|id| libc::pid_t::try_from(id).ok()) {
+        // SAFETY: kill(2) takes plain integers and touches no memory of
+        // ours. The pid is still our child's: it is not reaped until we
+        // wait for it, so the number cannot belong to another process.
+        unsafe { libc::kill(pid, libc::SIGTERM) };
+    }
+}
+
+/// Windows has no SIGTERM: the next step, `kill`, is TerminateProcess.
+#[cfg(not(unix))]
+fn terminate(_child: &Child) {}
+// ANCHOR_END: terminate
 
 async fn write_frame(
     name: &str,
@@ -217,9 +242,13 @@ async fn write_frame(
         .as_mut()
         .ok_or_else(|| format!("server {name}: stdin is already closed"))?;
     // One write_all per frame, under the lock: frames never interleave.
-    let written = pipe.write_all(line.as_bytes()).await;
-    written
-        .and(pipe.flush().await)
+    // The `?` skips the flush when the write failed.
+    let write = async {
+        pipe.write_all(line.as_bytes()).await?;
+        pipe.flush().await
+    };
+    write
+        .await
         .map_err(|err| format!("server {name} stopped reading its stdin: {err}"))
 }
 

@@ -41,7 +41,7 @@ pub fn qualified_name(server: &str, tool: &str) -> String {
 // ANCHOR_END: catalogue
 
 /// One connected server and what it offers.
-pub struct Server {
+pub struct ConnectedServer {
     pub name: String,
     pub connection: Connection,
     /// `serverInfo` from the initialize result.
@@ -53,7 +53,9 @@ pub struct Server {
 
 pub struct Host {
     /// In the order they were given, so output is stable.
-    pub servers: Vec<Server>,
+    pub servers: Vec<ConnectedServer>,
+    /// The merged catalogue, built once: the servers are listed once.
+    tools: Vec<Tool>,
 }
 
 // ANCHOR: start
@@ -63,7 +65,7 @@ impl Host {
     pub async fn start(configs: Vec<ServerConfig>, options: Options) -> Result<Host, String> {
         let mut tasks = JoinSet::new();
         for (index, config) in configs.into_iter().enumerate() {
-            tasks.spawn(async move { (index, Server::connect(config, options).await) });
+            tasks.spawn(async move { (index, ConnectedServer::connect(config, options).await) });
         }
         let mut servers = Vec::new();
         let mut errors = Vec::new();
@@ -74,8 +76,10 @@ impl Host {
             }
         }
         servers.sort_by_key(|(index, _)| *index);
+        let servers: Vec<ConnectedServer> = servers.into_iter().map(|(_, server)| server).collect();
         let host = Host {
-            servers: servers.into_iter().map(|(_, server)| server).collect(),
+            tools: catalogue(&servers),
+            servers,
         };
         if errors.is_empty() {
             Ok(host)
@@ -87,23 +91,11 @@ impl Host {
     // ANCHOR_END: start
 
     /// Every tool of every server, with its qualified name.
-    pub fn tools(&self) -> Vec<Tool> {
-        let mut tools = Vec::new();
-        for server in &self.servers {
-            for definition in &server.tools {
-                let name = definition["name"].as_str().unwrap_or_default();
-                tools.push(Tool {
-                    qualified: qualified_name(&server.name, name),
-                    server: server.name.clone(),
-                    name: name.to_string(),
-                    definition: definition.clone(),
-                });
-            }
-        }
-        tools
+    pub fn tools(&self) -> &[Tool] {
+        &self.tools
     }
 
-    fn server(&self, name: &str) -> Result<&Server, String> {
+    fn server(&self, name: &str) -> Result<&ConnectedServer, String> {
         self.servers
             .iter()
             .find(|server| server.name == name)
@@ -115,8 +107,8 @@ impl Host {
     /// `isError: true`: the tool ran and failed, which is not our error.
     pub async fn call_tool(&self, qualified: &str, arguments: Value) -> Result<Value, String> {
         let tool = self
-            .tools()
-            .into_iter()
+            .tools
+            .iter()
             .find(|tool| tool.qualified == qualified)
             .ok_or_else(|| format!("there is no tool named {qualified:?}"))?;
         let server = self.server(&tool.server)?;
@@ -125,7 +117,6 @@ impl Host {
     }
     // ANCHOR_END: call_tool
 
-    #[allow(dead_code)] // Chapter 6's; this loop offers the model tools only.
     pub async fn read_resource(&self, server: &str, uri: &str) -> Result<Value, String> {
         let params = json!({ "uri": uri });
         let server = self.server(server)?;
@@ -135,7 +126,6 @@ impl Host {
             .await
     }
 
-    #[allow(dead_code)] // Chapter 6's; this loop offers the model tools only.
     pub async fn get_prompt(&self, server: &str, name: &str, args: Value) -> Result<Value, String> {
         let params = json!({ "name": name, "arguments": args });
         let server = self.server(server)?;
@@ -153,41 +143,64 @@ impl Host {
 }
 
 // ANCHOR: connect
-impl Server {
-    /// Starts the server, shakes hands, and lists what it offers: only what
-    /// its capabilities announce, every page of it.
-    async fn connect(config: ServerConfig, options: Options) -> Result<Server, String> {
-        let connection = Connection::spawn(&config.name, &config.command, options)?;
-        let result = match handshake(&connection).await {
-            Ok(result) => result,
-            Err(err) => {
-                connection.shutdown().await;
-                return Err(err);
-            }
-        };
-        let capabilities = &result["capabilities"];
-        let mut server = Server {
+impl ConnectedServer {
+    /// Starts the server and introduces it. A server that fails on the
+    /// way is shut down properly, not left to `kill_on_drop`.
+    async fn connect(config: ServerConfig, options: Options) -> Result<ConnectedServer, String> {
+        let mut server = ConnectedServer {
+            connection: Connection::spawn(&config.name, &config.command, options)?,
             name: config.name,
-            info: result["serverInfo"].clone(),
+            info: Value::Null,
             tools: Vec::new(),
             resources: Vec::new(),
             prompts: Vec::new(),
-            connection,
         };
-        let connection = &server.connection;
+        match server.introduce().await {
+            Ok(()) => Ok(server),
+            Err(err) => {
+                server.connection.shutdown().await;
+                Err(err)
+            }
+        }
+    }
+
+    /// Shakes hands, then lists what the server offers: only what its
+    /// capabilities announce, every page of it.
+    async fn introduce(&mut self) -> Result<(), String> {
+        let result = handshake(&self.connection).await?;
+        self.info = result["serverInfo"].clone();
+        let capabilities = &result["capabilities"];
+        let connection = &self.connection;
         if capabilities.get("tools").is_some() {
-            server.tools = list_all(connection, "tools/list", "tools").await?;
+            self.tools = list_all(connection, "tools/list", "tools").await?;
         }
         if capabilities.get("resources").is_some() {
-            server.resources = list_all(connection, "resources/list", "resources").await?;
+            self.resources = list_all(connection, "resources/list", "resources").await?;
         }
         if capabilities.get("prompts").is_some() {
-            server.prompts = list_all(connection, "prompts/list", "prompts").await?;
+            self.prompts = list_all(connection, "prompts/list", "prompts").await?;
         }
-        Ok(server)
+        Ok(())
     }
 }
 // ANCHOR_END: connect
+
+/// Every tool of every server, with its qualified name.
+fn catalogue(servers: &[ConnectedServer]) -> Vec<Tool> {
+    let mut tools = Vec::new();
+    for server in servers {
+        for definition in &server.tools {
+            let name = definition["name"].as_str().unwrap_or_default();
+            tools.push(Tool {
+                qualified: qualified_name(&server.name, name),
+                server: server.name.clone(),
+                name: name.to_string(),
+                definition: definition.clone(),
+            });
+        }
+    }
+    tools
+}
 
 // ANCHOR: handshake
 /// `initialize`, a check of the version the server chose, then

@@ -6,6 +6,11 @@
 //! close enough to see the growth; the 4-characters rule is rougher still.
 
 // ANCHOR: count
+/// Builds the tokenizer (the first call does the work; later ones reuse it).
+pub fn load() {
+    tiktoken_rs::cl100k_base_singleton();
+}
+
 /// Tokens by a real BPE tokenizer (cl100k_base).
 pub fn count(text: &str) -> usize {
     tiktoken_rs::cl100k_base_singleton()
