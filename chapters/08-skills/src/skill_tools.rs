@@ -91,11 +91,12 @@ pub fn run(skills: &[Skill], name: &str, input: &Value) -> Result<String, String
 /// Tier 2: the skill's instructions, where it lives, and what else it has,
 /// in the shape the Agent Skills client guide suggests.
 pub fn activate(skill: &Skill) -> String {
-    // TODO(ch08/activate): <skill_content name="…"> with the body, a blank
-    // line, "Skill directory: DIR", a line on relative paths, and
-    // <skill_resources> listing each file (from files_of) as <file>…</file>.
+    // TODO(ch08/activate): `<skill_content name="…">` with the body, a
+    // blank line, `Skill directory: DIR`, a line on relative paths, and
+    // `<skill_resources>` listing each file (from files_of) as
+    // `<file>…</file>`.
     todo!(
-        "ch08/activate: <skill_content name=\"…\"> with the body, a blank line, \"Skill directory: DIR\", a line on relative paths, and <skill_resources> listing each file (from files_of) as <file>…</file>."
+        "ch08/activate: `<skill_content name=\"…\">` with the body, a blank line, `Skill directory: DIR`, a line on relative paths, and `<skill_resources>` listing each file (from files_of) as `<file>…</file>`."
     )
     // END(ch08/activate)
 }

@@ -402,8 +402,9 @@ pub fn validate(fields: &[(String, Yaml)], dir: &Path) -> Option<(String, String
 /// No skills, no catalogue.
 pub fn catalogue(skills: &[Skill]) -> String {
     // TODO(ch08/catalogue): an introduction that names the Skill tool, then
-    // <available_skills> with one <skill> holding <name> and <description>
-    // per skill (text escaped for XML); "" when there are no skills.
+    // `<available_skills>` with one `<skill>` holding `<name>` and
+    // `<description>` per skill (text escaped for XML); "" when there are
+    // no skills.
     let _ = skills;
     String::new()
     // END(ch08/catalogue)

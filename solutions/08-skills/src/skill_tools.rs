@@ -91,9 +91,10 @@ pub fn run(skills: &[Skill], name: &str, input: &Value) -> Result<String, String
 /// Tier 2: the skill's instructions, where it lives, and what else it has,
 /// in the shape the Agent Skills client guide suggests.
 pub fn activate(skill: &Skill) -> String {
-    // GAP(ch08/activate): <skill_content name="…"> with the body, a blank
-    // line, "Skill directory: DIR", a line on relative paths, and
-    // <skill_resources> listing each file (from files_of) as <file>…</file>.
+    // GAP(ch08/activate): `<skill_content name="…">` with the body, a
+    // blank line, `Skill directory: DIR`, a line on relative paths, and
+    // `<skill_resources>` listing each file (from files_of) as
+    // `<file>…</file>`.
     let mut text = format!("<skill_content name=\"{}\">\n", escape(&skill.name));
     text += &skill.body;
     text += &format!("\n\nSkill directory: {}\n", skill.dir.display());
