@@ -166,11 +166,11 @@ pub fn chapter_number(name: &str) -> Option<u32> {
 }
 
 /// The files of a crate that the course generates or compares, relative to
-/// the crate folder: `Cargo.toml` and everything under `src/` and `scripts/`
-/// (chapter 7's model scripts), sorted.
+/// the crate folder: `Cargo.toml` and everything under `src/`, `scripts/`
+/// (chapter 7's model scripts) and `skills/` (chapter 8's skills), sorted.
 pub fn crate_files(crate_dir: &Path) -> Vec<PathBuf> {
     let mut files = vec![PathBuf::from("Cargo.toml")];
-    let mut stack = vec![PathBuf::from("src"), PathBuf::from("scripts")];
+    let mut stack = ["src", "scripts", "skills"].map(PathBuf::from).to_vec();
     while let Some(dir) = stack.pop() {
         let Ok(entries) = fs::read_dir(crate_dir.join(&dir)) else {
             continue;

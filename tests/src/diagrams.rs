@@ -29,6 +29,7 @@ pub const SEQUENCES: &[(&str, &str)] = &[
     ("ch06", "timeout"),
     ("ch06", "two_servers"),
     ("ch07", "tour"),
+    ("ch08", "tour"),
 ];
 
 /// The transcripts whose parties make the introduction's picture of a host,

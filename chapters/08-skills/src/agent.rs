@@ -1,0 +1,198 @@
+//! The agent loop, and the few helpers it leans on: the tools as the model
+//! sees them, the request body, and running one tool call through MCP.
+
+use serde_json::{Value, json};
+
+use crate::PROGRAM;
+use crate::host::Host;
+use crate::model::Model;
+use crate::skill_tools;
+use crate::skills::{self, Skill};
+use crate::tokens;
+
+/// What the model is told about its situation, in every request.
+const SYSTEM: &str = "You are a careful assistant. Use the tools for arithmetic.";
+/// The most tokens one reply may use; the API requires a limit.
+const MAX_TOKENS: u32 = 1024;
+
+// ANCHOR: agent_loop
+pub async fn run(
+    host: &Host,
+    skills: &[Skill],
+    model: &mut Model,
+    prompt: &str,
+    cap: u32,
+) -> Result<String, String> {
+    let tools = tool_definitions(host, skills);
+    let system = system_prompt(skills);
+    let mut messages = vec![json!({ "role": "user", "content": prompt })];
+    for turn in 1..=cap {
+        let request = request_body(model.name(), &system, &tools, &messages);
+        show_request(turn, &request);
+        let reply = model.send(&request).await?;
+        let calls = read_reply(&reply)?;
+        messages.push(json!({ "role": "assistant", "content": reply["content"] }));
+        if calls.is_empty() {
+            return Ok(text_of(&reply["content"]));
+        }
+        let mut results = Vec::new();
+        for call in calls {
+            results.push(run_tool(host, skills, &call).await);
+        }
+        messages.push(json!({ "role": "user", "content": results }));
+    }
+    Err(format!("turn cap: no final answer after {cap} turns"))
+}
+// ANCHOR_END: agent_loop
+
+// ANCHOR: tool_definitions
+/// The catalogue as the model sees it: the qualified name, the server's
+/// description, and its inputSchema renamed to input_schema; then the two
+/// skill tools, when there are skills.
+pub fn tool_definitions(host: &Host, skills: &[Skill]) -> Vec<Value> {
+    host.tools()
+        .iter()
+        .filter(|tool| fits_the_api(&tool.qualified))
+        .map(|tool| {
+            json!({
+                "name": tool.qualified,
+                "description": tool.definition["description"].as_str().unwrap_or_default(),
+                "input_schema": tool.definition["inputSchema"],
+            })
+        })
+        .chain(skill_tools::definitions(skills))
+        .collect()
+}
+
+/// The Messages API takes tool names of 1 to 64 ASCII letters, digits,
+/// `_` and `-`. MCP allows more (dots, up to 128 characters), so a name
+/// that does not fit is left out, with a warning: one bad name would
+/// make the API refuse every request.
+fn fits_the_api(name: &str) -> bool {
+    let fits = (1..=64).contains(&name.len())
+        && name
+            .bytes()
+            .all(|byte| byte.is_ascii_alphanumeric() || byte == b'_' || byte == b'-');
+    if !fits {
+        eprintln!(
+            "{PROGRAM}: not offering {name:?} to the model: a Messages API tool name is \
+             1 to 64 of a-z, A-Z, 0-9, _ and -"
+        );
+    }
+    fits
+}
+// ANCHOR_END: tool_definitions
+
+// ANCHOR: system_prompt
+/// The system prompt: the chapter 7 sentence, then the skill catalogue
+/// (tier 1) when there are skills.
+pub fn system_prompt(skills: &[Skill]) -> String {
+    let catalogue = skills::catalogue(skills);
+    if catalogue.is_empty() {
+        SYSTEM.to_string()
+    } else {
+        format!("{SYSTEM}\n\n{catalogue}")
+    }
+}
+// ANCHOR_END: system_prompt
+
+// ANCHOR: request_body
+/// A Messages API request: the whole conversation, every time.
+pub fn request_body(model: &str, system: &str, tools: &[Value], messages: &[Value]) -> Value {
+    json!({
+        "model": model,
+        "max_tokens": MAX_TOKENS,
+        "system": system,
+        "tools": tools,
+        "messages": messages,
+    })
+}
+// ANCHOR_END: request_body
+
+// ANCHOR: run_tool
+/// Runs one `tool_use` block and returns its `tool_result` block. Every
+/// failure goes back to the model, marked is_error, so it can recover:
+/// a tool it made up, arguments the server refused, a tool that failed.
+async fn run_tool(host: &Host, skills: &[Skill], call: &Value) -> Value {
+    let name = call["name"].as_str().unwrap_or_default();
+    // The skill tools run here, in the harness, and answer like a tool
+    // result; every other tool is MCP.
+    let outcome = if skill_tools::handles(skills, name) {
+        skill_tools::run(skills, name, &call["input"])
+            .map(|text| json!({ "content": [{ "type": "text", "text": text }] }))
+    } else {
+        host.call_tool(name, call["input"].clone()).await
+    };
+    let (text, is_error) = match outcome {
+        Ok(result) => (text_of(&result["content"]), result["isError"] == true),
+        Err(err) => (err, true),
+    };
+    // A skill's text is long: its cost in tokens says more than its lines.
+    let shown = if skill_tools::handles(skills, name) && !is_error {
+        format!("{} tokens (cl100k_base)", tokens::count(&text))
+    } else {
+        text.clone()
+    };
+    println!(
+        "  {} {name} {} -> {shown}",
+        if is_error { "error" } else { "tool" },
+        call["input"]
+    );
+    let mut block = json!({ "type": "tool_result", "tool_use_id": call["id"], "content": text });
+    if is_error {
+        block["is_error"] = json!(true);
+    }
+    block
+}
+// ANCHOR_END: run_tool
+
+/// The text blocks of a content list, joined by newlines.
+fn text_of(content: &Value) -> String {
+    let texts: Vec<&str> = content
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|block| block["text"].as_str())
+        .collect();
+    texts.join("\n")
+}
+
+// ANCHOR: show
+/// One line per turn: what the request costs, in tokens.
+fn show_request(turn: u32, request: &Value) {
+    let text = request.to_string();
+    let messages = request["messages"].as_array().map_or(0, Vec::len);
+    println!(
+        "turn {turn}: sending {messages} messages, {} bytes: {} tokens (cl100k_base), ~{} by the 4-characters rule",
+        text.len(),
+        tokens::count(&text),
+        tokens::rough(&text)
+    );
+}
+
+/// Prints what the model said and returns the tool calls it asked for.
+/// A reply without a content list is not a reply; one cut off at
+/// max_tokens may end inside a tool_use block, so none of its calls runs.
+fn read_reply(reply: &Value) -> Result<Vec<Value>, String> {
+    let content = reply["content"]
+        .as_array()
+        .ok_or(format!("the model's reply has no content list: {reply}"))?;
+    let mut calls = Vec::new();
+    for block in content {
+        match block["type"].as_str() {
+            Some("text") => println!("  model: {}", block["text"].as_str().unwrap_or_default()),
+            Some("tool_use") => calls.push(block.clone()),
+            _ => {}
+        }
+    }
+    let stop = reply["stop_reason"].as_str().unwrap_or("?");
+    println!("  stop_reason {stop}, {} tool call(s)", calls.len());
+    if stop == "max_tokens" {
+        return Err(format!(
+            "the reply was cut off at max_tokens ({MAX_TOKENS}); its tool calls may be \
+             incomplete, so none was run"
+        ));
+    }
+    Ok(calls)
+}
+// ANCHOR_END: show
