@@ -5,7 +5,7 @@
 use std::fs;
 
 use wire_tests::course::{self, Chapter};
-use wire_tests::{exercises, hints};
+use wire_tests::{book, exercises, hints};
 
 #[test]
 fn every_gap_has_hints_in_three_tiers() {
@@ -27,22 +27,27 @@ fn the_generated_listings_and_exercises_are_up_to_date() {
 fn chapter_pages_show_listings_without_answers_and_end_the_exercise_with_hints() {
     let mut problems = Vec::new();
     for chapter in Chapter::all() {
-        let page = fs::read_to_string(chapter.book_page()).unwrap();
-        let name = format!("book/src/{}.md", chapter.dir);
-        for line in page.lines().filter(|line| line.contains("{{#include")) {
-            let Some(path) = line.split("../../solutions/").nth(1) else {
-                continue;
-            };
-            let file = path.split([':', '}']).next().unwrap_or_default();
-            let text =
-                fs::read_to_string(course::root().join("solutions").join(file)).unwrap_or_default();
-            if text.contains("// GAP(") {
-                problems.push(format!(
-                    "{name} includes solutions/{file}, which has gaps: answers and markers \
-                     would show; include generated/listings/{file}.txt instead"
-                ));
+        // The chapter's page and its sub-pages: none shows a file with gaps.
+        for sub_page in book::chapter_pages(&chapter) {
+            let text = fs::read_to_string(course::root().join("book/src").join(&sub_page));
+            let text = text.unwrap_or_default();
+            for line in text.lines().filter(|line| line.contains("{{#include")) {
+                let Some(path) = line.split("../../solutions/").nth(1) else {
+                    continue;
+                };
+                let file = path.split([':', '}']).next().unwrap_or_default();
+                let source = fs::read_to_string(course::root().join("solutions").join(file))
+                    .unwrap_or_default();
+                if source.contains("// GAP(") {
+                    problems.push(format!(
+                        "book/src/{sub_page} includes solutions/{file}, which has gaps: answers \
+                         and markers would show; include generated/listings/{file}.txt instead"
+                    ));
+                }
             }
         }
+        let page = fs::read_to_string(chapter.book_page()).unwrap();
+        let name = format!("book/src/{}.md", chapter.dir);
         let exercise = format!("{{{{#include generated/exercises/{}.md}}}}", chapter.id());
         let Some(section) = page.split("\n## Exercise\n").nth(1) else {
             problems.push(format!("{name} has no `## Exercise` section"));

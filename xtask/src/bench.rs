@@ -17,7 +17,8 @@
 //! server with the `add` tool written the obvious way (`serde_json::from_str`
 //! a line, `writeln!` the reply). Each `tools/call add` row shows its
 //! pipelined throughput as a ratio to the baseline's, measured in the same
-//! run, so the ratio means something on any machine.
+//! run (first and last; the faster of the two counts), so the ratio means
+//! something on any machine.
 //!
 //! Expect noise: a round trip wakes the server, then the client. When the
 //! scheduler keeps both on one CPU that is a quick context switch; across two
@@ -189,14 +190,19 @@ fn bench(args: &[String]) -> Result<(), String> {
     let watchdog = Watchdog::start();
     // The baseline first: every ratio in the table is to this run's numbers.
     let mut rows = bench_server(PLAIN_LABEL, &plain, options.runs, &watchdog)?;
-    let plain_frames_per_s = rows
-        .iter()
-        .find(|row| row.request == REQUESTS[0].label)
-        .map(|row| row.frames_per_s)
-        .ok_or("the baseline announced no tools")?;
     for (chapter, exe) in chapters.iter().zip(&binaries) {
         rows.extend(bench_server(&chapter.dir, exe, options.runs, &watchdog)?);
     }
+    // And once more at the end, keeping the faster of its two pipelined runs:
+    // a busy moment during one run must not flatter the chapters.
+    eprintln!("bench: {PLAIN_LABEL}: {} again", REQUESTS[0].label);
+    let (_, again, _) = measure(&plain, &REQUESTS[0], &watchdog)?;
+    let baseline = rows
+        .iter_mut()
+        .find(|row| row.chapter == PLAIN_LABEL && row.request == REQUESTS[0].label)
+        .ok_or("the baseline announced no tools")?;
+    baseline.frames_per_s = baseline.frames_per_s.max(again);
+    let plain_frames_per_s = baseline.frames_per_s;
     for row in rows
         .iter_mut()
         .filter(|row| row.request == REQUESTS[0].label)
