@@ -56,8 +56,8 @@ pub fn heading_ids(page: &str) -> Vec<String> {
 /// the sub-pages nested under it in `SUMMARY.md`, as names under book/src.
 pub fn chapter_pages(chapter: &Chapter) -> Vec<String> {
     let main = format!("{}.md", chapter.dir);
-    let summary = fs::read_to_string(crate::course::root().join("book/src/SUMMARY.md"))
-        .unwrap_or_default();
+    let summary =
+        fs::read_to_string(crate::course::root().join("book/src/SUMMARY.md")).unwrap_or_default();
     let mut pages = vec![main.clone()];
     let mut lines = summary.lines();
     let link = format!("]({main})");
@@ -94,8 +94,8 @@ pub fn gap_section(chapter: &Chapter, gap: &Gap) -> String {
     let pages: Vec<(String, String)> = chapter_pages(chapter)
         .into_iter()
         .map(|name| {
-            let text = fs::read_to_string(chapter.book_page().with_file_name(&name))
-                .unwrap_or_default();
+            let text =
+                fs::read_to_string(chapter.book_page().with_file_name(&name)).unwrap_or_default();
             (name, text)
         })
         .collect();

@@ -290,13 +290,22 @@ fn every_gap_has_a_section_that_teaches_it() {
 fn a_chapters_pages_are_its_page_then_its_sub_pages_in_summary_order() {
     let pages = book::chapter_pages(&Chapter::find("04").unwrap());
     assert_eq!(pages.first().map(String::as_str), Some("04-resources.md"));
-    assert!(pages.contains(&"04-resources-confinement.md".to_string()), "{pages:?}");
+    assert!(
+        pages.contains(&"04-resources-confinement.md".to_string()),
+        "{pages:?}"
+    );
     assert!(!pages.contains(&"05-prompts.md".to_string()), "{pages:?}");
     for page in &pages {
         let path = course::root().join("book/src").join(page);
-        assert!(path.is_file(), "SUMMARY.md names {page}, which does not exist");
+        assert!(
+            path.is_file(),
+            "SUMMARY.md names {page}, which does not exist"
+        );
     }
-    assert_eq!(book::chapter_pages(&Chapter::find("01").unwrap()), ["01-echo.md"]);
+    assert_eq!(
+        book::chapter_pages(&Chapter::find("01").unwrap()),
+        ["01-echo.md"]
+    );
 }
 
 #[test]
