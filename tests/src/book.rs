@@ -52,42 +52,75 @@ pub fn heading_ids(page: &str) -> Vec<String> {
     ids
 }
 
+/// A chapter's pages, in reading order: its page (`04-resources.md`), then
+/// the sub-pages nested under it in `SUMMARY.md`, as names under book/src.
+pub fn chapter_pages(chapter: &Chapter) -> Vec<String> {
+    let main = format!("{}.md", chapter.dir);
+    let summary =
+        fs::read_to_string(crate::course::root().join("book/src/SUMMARY.md")).unwrap_or_default();
+    let mut pages = vec![main.clone()];
+    let mut lines = summary.lines();
+    let link = format!("]({main})");
+    let Some(entry) = lines.by_ref().find(|line| line.trim_end().ends_with(&link)) else {
+        return pages;
+    };
+    let indent = |line: &str| line.len() - line.trim_start().len();
+    let depth = indent(entry);
+    for line in lines.take_while(|line| indent(line) > depth && !line.trim().is_empty()) {
+        if let Some((_, target)) = line.trim_end().rsplit_once("](") {
+            pages.push(target.trim_end_matches(')').to_string());
+        }
+    }
+    pages
+}
+
 /// `01-echo.md#one-line-in-one-line-out`: the section that teaches the code
 /// of `gap`. That is the section which includes the listing (the solution's
-/// `ANCHOR` region) holding the gap; failing that, the first section that
-/// names the gap; failing that, the chapter page itself.
+/// `ANCHOR` region) holding the gap, on the chapter's page or one of its
+/// sub-pages; failing that, the first section that names the gap; failing
+/// that, the chapter page itself.
 pub fn gap_section(chapter: &Chapter, gap: &Gap) -> String {
-    let page_name = format!("{}.md", chapter.dir);
-    let page = fs::read_to_string(chapter.book_page()).unwrap_or_default();
     let source = fs::read_to_string(chapter.solution_dir().join(&gap.file)).unwrap_or_default();
     let file = gap.file.to_string_lossy().replace('\\', "/");
-    let sections = sections(&page);
-    let including = anchors_around(&source, gap.line)
+    let anchors = anchors_around(&source, gap.line);
+    // From `solutions/` or, for a file with gaps, its marker-free copy
+    // `generated/listings/…/file.txt`.
+    let includes = |anchor: &String| {
+        [
+            format!("solutions/{}/{file}:{anchor}}}}}", chapter.dir),
+            format!("listings/{}/{file}.txt:{anchor}}}}}", chapter.dir),
+        ]
+    };
+    let pages: Vec<(String, String)> = chapter_pages(chapter)
         .into_iter()
-        .find_map(|anchor| {
-            // From `solutions/` or, for a file with gaps, its marker-free
-            // copy `generated/listings/…/file.txt`.
-            let includes = [
-                format!("solutions/{}/{file}:{anchor}}}}}", chapter.dir),
-                format!("listings/{}/{file}.txt:{anchor}}}}}", chapter.dir),
-            ];
-            sections
-                .iter()
+        .map(|name| {
+            let text =
+                fs::read_to_string(chapter.book_page().with_file_name(&name)).unwrap_or_default();
+            (name, text)
+        })
+        .collect();
+    let including = anchors.iter().find_map(|anchor| {
+        let includes = includes(anchor);
+        pages.iter().find_map(|(name, text)| {
+            sections(text)
+                .into_iter()
                 .find(|(_, line)| {
                     line.contains("{{#") && includes.iter().any(|include| line.contains(include))
                 })
-                .and_then(|(id, _)| id.clone())
-        });
+                .and_then(|(id, _)| Some(format!("{name}#{}", id?)))
+        })
+    });
     let naming = || {
-        sections
-            .iter()
-            .find(|(id, line)| id.is_some() && line.contains(&gap.id))
-            .and_then(|(id, _)| id.clone())
+        pages.iter().find_map(|(name, text)| {
+            sections(text)
+                .into_iter()
+                .find(|(id, line)| id.is_some() && line.contains(&gap.id))
+                .and_then(|(id, _)| Some(format!("{name}#{}", id?)))
+        })
     };
-    match including.or_else(naming) {
-        Some(id) => format!("{page_name}#{id}"),
-        None => page_name,
-    }
+    including
+        .or_else(naming)
+        .unwrap_or_else(|| format!("{}.md", chapter.dir))
 }
 
 /// The names of the `ANCHOR` regions that contain line `line` (1-based),

@@ -151,7 +151,13 @@ pub fn show_build_progress() {
 
 /// Builds one package's binary in release mode, for `cargo xtask bench`.
 pub fn build_release(package: &str) -> Result<PathBuf, String> {
-    cargo_build(package, package, true)
+    build_release_bin(package, package)
+}
+
+/// Builds binary `bin` of `package` in release mode: the benchmark's
+/// baseline is `plain-server` of `wire-tests`.
+pub fn build_release_bin(package: &str, bin: &str) -> Result<PathBuf, String> {
+    cargo_build(package, bin, true)
 }
 
 fn cargo_build(package: &str, bin: &str, release: bool) -> Result<PathBuf, String> {

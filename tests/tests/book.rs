@@ -5,7 +5,7 @@
 use std::fs;
 
 use wire_tests::course::{self, Chapter};
-use wire_tests::{exercises, hints};
+use wire_tests::{book, exercises, hints};
 
 #[test]
 fn every_gap_has_hints_in_three_tiers() {
@@ -27,22 +27,27 @@ fn the_generated_listings_and_exercises_are_up_to_date() {
 fn chapter_pages_show_listings_without_answers_and_end_the_exercise_with_hints() {
     let mut problems = Vec::new();
     for chapter in Chapter::all() {
-        let page = fs::read_to_string(chapter.book_page()).unwrap();
-        let name = format!("book/src/{}.md", chapter.dir);
-        for line in page.lines().filter(|line| line.contains("{{#include")) {
-            let Some(path) = line.split("../../solutions/").nth(1) else {
-                continue;
-            };
-            let file = path.split([':', '}']).next().unwrap_or_default();
-            let text =
-                fs::read_to_string(course::root().join("solutions").join(file)).unwrap_or_default();
-            if text.contains("// GAP(") {
-                problems.push(format!(
-                    "{name} includes solutions/{file}, which has gaps: answers and markers \
-                     would show; include generated/listings/{file}.txt instead"
-                ));
+        // The chapter's page and its sub-pages: none shows a file with gaps.
+        for sub_page in book::chapter_pages(&chapter) {
+            let text = fs::read_to_string(course::root().join("book/src").join(&sub_page));
+            let text = text.unwrap_or_default();
+            for line in text.lines().filter(|line| line.contains("{{#include")) {
+                let Some(path) = line.split("../../solutions/").nth(1) else {
+                    continue;
+                };
+                let file = path.split([':', '}']).next().unwrap_or_default();
+                let source = fs::read_to_string(course::root().join("solutions").join(file))
+                    .unwrap_or_default();
+                if source.contains("// GAP(") {
+                    problems.push(format!(
+                        "book/src/{sub_page} includes solutions/{file}, which has gaps: answers \
+                         and markers would show; include generated/listings/{file}.txt instead"
+                    ));
+                }
             }
         }
+        let page = fs::read_to_string(chapter.book_page()).unwrap();
+        let name = format!("book/src/{}.md", chapter.dir);
         let exercise = format!("{{{{#include generated/exercises/{}.md}}}}", chapter.id());
         let Some(section) = page.split("\n## Exercise\n").nth(1) else {
             problems.push(format!("{name} has no `## Exercise` section"));
@@ -56,4 +61,186 @@ fn chapter_pages_show_listings_without_answers_and_end_the_exercise_with_hints()
         }
     }
     assert!(problems.is_empty(), "\n{}", problems.join("\n"));
+}
+
+/// The tested file a listing include shows, as `solutions/NN-slug/src/x.rs`:
+/// from `../../solutions/…` or from its marker-free copy
+/// `generated/listings/…/x.rs.txt`. `None` for any other include.
+fn listed_file(line: &str) -> Option<String> {
+    let body = line.split("{{#").nth(1)?.split("}}").next()?;
+    let mut words = body.split_whitespace();
+    if !matches!(words.next(), Some("include" | "rustdoc_include")) {
+        return None;
+    }
+    let path = words.next()?.split(':').next()?;
+    if let Some(file) = path.strip_prefix("../../solutions/") {
+        return Some(format!("solutions/{file}"));
+    }
+    let file = path
+        .strip_prefix("generated/listings/")?
+        .strip_suffix(".txt")?;
+    Some(format!("solutions/{file}"))
+}
+
+/// Every fenced listing of a tested file has, as the last line before its
+/// fence, `<span class="caption">solutions/…</span>` naming that file.
+fn caption_problems(name: &str, page: &str) -> Vec<String> {
+    let lines: Vec<&str> = page.lines().collect();
+    let mut problems = Vec::new();
+    let mut in_code = false;
+    for (index, line) in lines.iter().enumerate() {
+        if !line.trim_start().starts_with("```") {
+            continue;
+        }
+        in_code = !in_code;
+        let next = lines.get(index + 1).copied().unwrap_or_default();
+        let Some(file) = listed_file(next).filter(|_| in_code) else {
+            continue;
+        };
+        let caption = format!(r#"<span class="caption">{file}</span>"#);
+        let before = lines[..index]
+            .iter()
+            .rev()
+            .find(|line| !line.trim().is_empty());
+        if before.map(|line| line.trim()) != Some(caption.as_str()) {
+            problems.push(format!(
+                "{name}:{}: a listing of {file} without its caption; put `{caption}` \
+                 on its own line above the fence",
+                index + 1
+            ));
+        }
+    }
+    problems
+}
+
+#[test]
+fn every_listing_on_a_chapter_page_has_a_caption_naming_its_file() {
+    let mut problems = Vec::new();
+    for chapter in Chapter::all() {
+        for page in book::chapter_pages(&chapter) {
+            let text = fs::read_to_string(course::root().join("book/src").join(&page));
+            problems.extend(caption_problems(
+                &format!("book/src/{page}"),
+                &text.unwrap_or_default(),
+            ));
+        }
+    }
+    assert!(problems.is_empty(), "\n{}", problems.join("\n"));
+}
+
+#[test]
+fn a_listing_without_the_right_caption_is_found() {
+    let fence =
+        "```rust,ignore\n{{#include generated/listings/03-add-tool/src/tools.rs.txt:call}}\n```\n";
+    let good =
+        format!("<span class=\"caption\">solutions/03-add-tool/src/tools.rs</span>\n\n{fence}");
+    assert!(caption_problems("page.md", &good).is_empty());
+    assert_eq!(
+        caption_problems("page.md", &format!("Text.\n\n{fence}")).len(),
+        1
+    );
+    let wrong = good.replace("tools.rs</span>", "main.rs</span>");
+    assert_eq!(caption_problems("page.md", &wrong).len(), 1);
+    // A view or a diff is no listing of a tested file.
+    assert!(
+        caption_problems(
+            "page.md",
+            "```diff\n{{#include generated/changes-03.diff}}\n```\n"
+        )
+        .is_empty()
+    );
+}
+
+/// The files a chapter's generated changes name, relative to its crate:
+/// `+++ solutions/NN-slug/src/x.rs` lines of a diff, or the
+/// `  solutions/NN-slug/src/x.rs  (N lines)` lines of a new crate's list.
+fn changed_files(changes: &str) -> Vec<String> {
+    changes
+        .lines()
+        .filter_map(|line| {
+            let path = match line.strip_prefix("+++ ") {
+                Some(path) => path,
+                None => line.strip_prefix("  ")?.split("  (").next()?,
+            };
+            let rest = path.trim().strip_prefix("solutions/")?;
+            Some(rest.split_once('/')?.1.to_string())
+        })
+        .collect()
+}
+
+/// The `## What changed` section has a table (`| File | …`) before the
+/// include of its changes, and every changed file is in the table: its
+/// path, its file name, or a folder above it (`skills/`), in backticks.
+fn table_problems(name: &str, page: &str, changes: &str) -> Vec<String> {
+    let page = format!("\n{page}");
+    let Some(section) = page.split("\n## What changed").nth(1) else {
+        return vec![format!("{name} has no `## What changed` section")];
+    };
+    let before_changes = section
+        .split("{{#include generated/changes-")
+        .next()
+        .unwrap_or("");
+    let rows: Vec<&str> = before_changes
+        .lines()
+        .filter(|l| l.starts_with('|'))
+        .collect();
+    if !rows.first().is_some_and(|row| row.starts_with("| File |")) {
+        return vec![format!(
+            "{name}: no `| File | What changed | What it teaches |` table before the changes"
+        )];
+    }
+    let named: Vec<&str> = rows
+        .iter()
+        .flat_map(|row| row.split('`').skip(1).step_by(2))
+        .collect();
+    changed_files(changes)
+        .into_iter()
+        .filter(|file| {
+            let base = file.rsplit('/').next().unwrap_or(file);
+            !named.iter().any(|name| {
+                *name == file || *name == base || (name.ends_with('/') && file.starts_with(name))
+            })
+        })
+        .map(|file| format!("{name}: `{file}` changes, but its what-changed table omits it"))
+        .collect()
+}
+
+#[test]
+fn every_changed_file_is_in_its_chapters_what_changed_table() {
+    let mut problems = Vec::new();
+    let mut checked = 0;
+    for chapter in Chapter::all() {
+        let page = fs::read_to_string(chapter.book_page()).unwrap_or_default();
+        let changes = format!("generated/changes-{:02}.diff", chapter.number);
+        if !page.contains(&format!("{{{{#include {changes}}}}}")) {
+            continue;
+        }
+        let diff = fs::read_to_string(course::root().join("book/src").join(&changes)).unwrap();
+        problems.extend(table_problems(
+            &format!("book/src/{}.md", chapter.dir),
+            &page,
+            &diff,
+        ));
+        checked += 1;
+    }
+    assert!(checked > 0, "no chapter page includes its changes");
+    assert!(problems.is_empty(), "\n{}", problems.join("\n"));
+}
+
+#[test]
+fn a_changed_file_missing_from_the_table_is_found() {
+    let diff = "--- solutions/02-handshake/src/main.rs\n+++ solutions/03-add-tool/src/main.rs\n\
+                --- solutions/02-handshake/skills/a/SKILL.md\n+++ solutions/03-add-tool/skills/a/SKILL.md\n";
+    let page = "## What changed since chapter 2\n\n| File | What changed | What it teaches |\n\
+                | --- | --- | --- |\n| `main.rs` | x | y |\n\n{{#include generated/changes-03.diff}}\n";
+    assert_eq!(changed_files(diff), ["src/main.rs", "skills/a/SKILL.md"]);
+    let problems = table_problems("p.md", page, diff);
+    assert!(
+        problems.len() == 1 && problems[0].contains("`skills/a/SKILL.md`"),
+        "{problems:?}"
+    );
+    let page = page.replace("| `main.rs` |", "| `main.rs`, `skills/` |");
+    assert!(table_problems("p.md", &page, diff).is_empty());
+    let list = "Chapter 06 starts a new crate.\n\n  solutions/06-client/src/host.rs  (251 lines)\n";
+    assert_eq!(changed_files(list), ["src/host.rs"]);
 }

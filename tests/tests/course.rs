@@ -253,13 +253,15 @@ fn the_changes_pages_are_up_to_date() {
 fn every_gap_has_a_section_that_teaches_it() {
     let mut problems = Vec::new();
     for chapter in Chapter::all() {
-        let page = fs::read_to_string(chapter.book_page()).unwrap_or_default();
-        let ids = heading_ids(&page);
         for gap in gaps::gaps(&chapter).unwrap() {
+            // The section may be on the chapter's page or on a sub-page.
             let section = book::gap_section(&chapter, &gap);
-            match section.split_once('#') {
-                Some((_, id)) if ids.contains(id) => {}
-                _ => problems.push(format!("gap {}: no section found ({section})", gap.id)),
+            let found = section.split_once('#').is_some_and(|(page, id)| {
+                let text = fs::read_to_string(course::root().join("book/src").join(page));
+                heading_ids(&text.unwrap_or_default()).contains(id)
+            });
+            if !found {
+                problems.push(format!("gap {}: no section found ({section})", gap.id));
             }
         }
     }
@@ -270,6 +272,39 @@ fn every_gap_has_a_section_that_teaches_it() {
     assert_eq!(
         book::gap_section(&echo, &gap),
         "01-echo.md#one-line-in-one-line-out"
+    );
+    // A listing on a sub-page (nested under its chapter in SUMMARY.md).
+    let resources = Chapter::find("04").unwrap();
+    let base64 = gaps::gaps(&resources)
+        .unwrap()
+        .into_iter()
+        .find(|gap| gap.id == "ch04/base64")
+        .expect("chapter 4 has the gap ch04/base64");
+    assert_eq!(
+        book::gap_section(&resources, &base64),
+        "04-resources-blobs.md#binary-resources-base64-blobs"
+    );
+}
+
+#[test]
+fn a_chapters_pages_are_its_page_then_its_sub_pages_in_summary_order() {
+    let pages = book::chapter_pages(&Chapter::find("04").unwrap());
+    assert_eq!(pages.first().map(String::as_str), Some("04-resources.md"));
+    assert!(
+        pages.contains(&"04-resources-confinement.md".to_string()),
+        "{pages:?}"
+    );
+    assert!(!pages.contains(&"05-prompts.md".to_string()), "{pages:?}");
+    for page in &pages {
+        let path = course::root().join("book/src").join(page);
+        assert!(
+            path.is_file(),
+            "SUMMARY.md names {page}, which does not exist"
+        );
+    }
+    assert_eq!(
+        book::chapter_pages(&Chapter::find("01").unwrap()),
+        ["01-echo.md"]
     );
 }
 
