@@ -3,8 +3,8 @@
 #
 # Usage: tests/peers/inspector.sh SERVER_BINARY CHAPTER    e.g. ... target/debug/ch03-add-tool-solution 03
 #
-# Each check is one Inspector run: it starts the server, does the handshake,
-# sends one method, prints the result as JSON (--format json) and exits.
+# Each check is one Inspector run: it starts the server, does the handshake
+# (or, with --protocol-era modern, sends server/discover), sends one method, prints the result as JSON (--format json) and exits.
 # Prints one line per check; on the first failure prints why and exits 1.
 # Needs tests/peers/install.sh to have run (the Inspector and Node 22 in .peers/node).
 set -euo pipefail
@@ -124,9 +124,42 @@ check_05() {
     echo "ok  prompts/get explain_note(key=backoff, audience=ops): embedded resource"
 }
 
+# ---- Chapter 11: the same tools in both eras ---------------------------------
+
+check_11() {
+    local era
+    # legacy: the handshake (the Inspector's default); modern: 2026-07-28 only,
+    # no fallback. The Inspector 2.12 sends server/discover first in both
+    # modern and auto, then every request with its _meta.
+    for era in legacy modern; do
+        inspect --method tools/list --protocol-era "$era" --strict
+        [[ $status -eq 0 ]] || fail "tools/list ($era) failed"
+        holds '[t["name"] for t in r["result"]["tools"]] == ["add", "search_notes", "start_draft", "append_to_draft", "read_draft"]' \
+            || fail "tools/list ($era): expected add, search_notes and the three draft tools"
+        echo "ok  tools/list ($era): add, search_notes, start_draft, append_to_draft, read_draft"
+
+        inspect --method tools/call --tool-name add --tool-arg a=2 --tool-arg b=3 --protocol-era "$era"
+        [[ $status -eq 0 ]] || fail "tools/call add(2, 3) ($era) failed"
+        holds 'r["result"]["structuredContent"] == {"sum": 5}' || fail "tools/call add(2, 3) ($era): expected sum 5"
+        if [[ $era == modern ]]; then
+            # A modern result says who answered, in _meta.
+            holds 'r["result"]["_meta"]["io.modelcontextprotocol/serverInfo"]["name"] == "ch11-stateless"' \
+                || fail "tools/call add(2, 3) (modern): expected serverInfo in the result _meta"
+        fi
+        echo "ok  tools/call add(2, 3) ($era): sum 5"
+
+        inspect --method tools/call --tool-name start_draft --tool-arg title=Retries --protocol-era "$era"
+        [[ $status -eq 0 ]] || fail "tools/call start_draft ($era) failed"
+        holds 'r["result"]["structuredContent"] == {"draft": "draft-1"}' \
+            || fail "tools/call start_draft ($era): expected the handle draft-1"
+        echo "ok  tools/call start_draft ($era): draft-1"
+    done
+}
+
 case $chapter in
     03) check_03 ;;
     05) check_05 ;;
+    11) check_11 ;;
     *)
         echo "inspector.sh: no checks for chapter $chapter" >&2
         exit 2

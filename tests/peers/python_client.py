@@ -3,9 +3,12 @@
 Usage: python_client.py SERVER_BINARY CHAPTER     e.g. python_client.py target/debug/ch03-add-tool-solution 03
 
 It uses the SDK's high-level `Client` in its default mode, as an application
-would: the client starts the server as a subprocess, probes `server/discover`,
-gets "method not found" from our handshake-era server, and falls back to
-`initialize` on the same process. Then it runs the chapter's checks.
+would: the client starts the server as a subprocess and probes
+`server/discover`. A handshake-era server (chapters 3 and 5) answers "method
+not found", and the client falls back to `initialize` on the same process;
+chapter 11 answers the probe, and the client stays on 2026-07-28, with no
+handshake at all. Chapter 11 is then checked once more with `mode="legacy"`,
+the handshake, since it serves both eras. Then it runs the chapter's checks.
 
 Prints one line per check; on the first failure prints why and exits 1.
 Run it with the interpreter from .peers/venv (tests/peers/install.sh makes it).
@@ -54,6 +57,22 @@ async def check_handshake(client):
     )
     info = client.server_info
     ok("handshake", f"{info.name} {info.version}, protocol {client.protocol_version} (via initialize)")
+
+
+async def check_modern(client):
+    session = client.session
+    # The default mode keeps a server that answers `server/discover` modern:
+    # no initialize, and every request carries the version in `_meta`.
+    expect(session.discover_result is not None, "the client did not adopt the server/discover result")
+    expect(session.initialize_result is None, "the client sent initialize to a modern server")
+    expect(client.protocol_version == "2026-07-28", f"unexpected protocol version {client.protocol_version!r}")
+    info = client.server_info
+    expect(info is not None, "no serverInfo in the result _meta")
+    ok("discover", f"{info.name} {info.version}, protocol {client.protocol_version} (no handshake)")
+
+
+def is_modern(client):
+    return client.protocol_version == "2026-07-28"
 
 
 # ---- Chapter 03: the add tool -----------------------------------------------
@@ -146,7 +165,9 @@ async def check_read_missing_resource(client):
     try:
         await client.read_resource("note://kubernetes")
     except MCPError as error:
-        expect(error.error.code == -32002, f"expected error -32002, got {error.error.code}")
+        # Resource not found: -32602 since 2026-07-28, -32002 before.
+        want = -32602 if is_modern(client) else -32002
+        expect(error.error.code == want, f"expected error {want}, got {error.error.code}")
         ok("read_resource note://kubernetes", f"error {error.error.code}: {error.error.message}")
         return
     raise CheckFailed("reading note://kubernetes did not fail")
@@ -189,6 +210,32 @@ async def check_get_prompt_missing_argument(client):
     raise CheckFailed("get_prompt without the required key did not fail")
 
 
+# ---- Chapter 11: both eras, and drafts whose state travels as a handle -----
+
+
+async def check_list_tools_11(client):
+    result = await client.list_tools()
+    names = [tool.name for tool in result.tools]
+    want = ["add", "search_notes", "start_draft", "append_to_draft", "read_draft"]
+    expect(names == want, f"expected the tools {want}, got {names}")
+    ok("list_tools", ", ".join(names))
+
+
+async def check_drafts(client):
+    started = await client.call_tool("start_draft", {"title": "Retries"})
+    expect(not started.is_error, f"start_draft failed: {text_of(started)!r}")
+    handle = started.structured_content["draft"]
+    change = {"draft": handle, "text": "Back off before each retry.", "operation_key": "python-1"}
+    first = await client.call_tool("append_to_draft", change)
+    retry = await client.call_tool("append_to_draft", change)
+    expect(first.structured_content == {"draft": handle, "lines": 1}, f"first append: {first.structured_content!r}")
+    expect(retry.structured_content == first.structured_content, f"the retry changed the draft: {retry.structured_content!r}")
+    read = await client.call_tool("read_draft", {"draft": handle})
+    lines = read.structured_content["lines"]
+    expect(lines == ["Back off before each retry."], f"the draft holds {lines!r}")
+    ok("call_tool start_draft, append_to_draft twice with one key", f"{handle} has 1 line")
+
+
 # The checks each chapter runs, in order, after the handshake. A later chapter
 # adds its own list here (it may start from the previous chapter's).
 CHECKS = {
@@ -206,16 +253,40 @@ CHECKS = {
         check_get_prompt,
         check_get_prompt_missing_argument,
     ],
+    "11": [
+        check_list_tools_11,
+        check_call_add,
+        check_search_notes,
+        check_list_resources_all_pages,
+        check_list_resource_templates,
+        check_read_text_resource,
+        check_read_blob_resource,
+        check_read_missing_resource,
+        check_list_prompts,
+        check_get_prompt,
+        check_get_prompt_missing_argument,
+        check_drafts,
+    ],
+}
+
+# How the client connects, per chapter: the default mode ("auto"), and for a
+# dual-era server also the handshake ("legacy"); with what the first check is.
+MODES = {
+    "03": [("auto", check_handshake)],
+    "05": [("auto", check_handshake)],
+    "11": [("auto", check_modern), ("legacy", check_handshake)],
 }
 
 
-async def run(binary, checks):
-    with anyio.fail_after(TOTAL_TIMEOUT):
-        server = StdioServerParameters(command=binary)
-        async with Client(server, read_timeout_seconds=READ_TIMEOUT) as client:
-            await check_handshake(client)
-            for check in checks:
-                await check(client)
+async def run(binary, modes, checks):
+    for mode, opening in modes:
+        print(f"-- mode={mode!r}", flush=True)
+        with anyio.fail_after(TOTAL_TIMEOUT):
+            server = StdioServerParameters(command=binary)
+            async with Client(server, mode=mode, read_timeout_seconds=READ_TIMEOUT) as client:
+                await opening(client)
+                for check in checks:
+                    await check(client)
 
 
 def describe(error):
@@ -232,7 +303,7 @@ def main():
     if chapter not in CHECKS:
         sys.exit(f"python_client.py: no checks for chapter {chapter!r} (have: {', '.join(CHECKS)})")
     try:
-        anyio.run(run, binary, CHECKS[chapter])
+        anyio.run(run, binary, MODES[chapter], CHECKS[chapter])
     except Exception as error:  # a failed check, a timeout, a crash in the SDK: all fail the run
         print(f"FAIL python client, chapter {chapter}: {describe(error)}", file=sys.stderr)
         sys.exit(1)

@@ -30,6 +30,8 @@ pub const SEQUENCES: &[(&str, &str)] = &[
     ("ch06", "two_servers"),
     ("ch07", "tour"),
     ("ch08", "tour"),
+    ("ch11", "tour"),
+    ("ch11", "both_eras"),
 ];
 
 /// The transcripts whose parties make the introduction's picture of a host,

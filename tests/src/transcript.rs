@@ -4,6 +4,7 @@
 //! # Free comments explain the scenario; the book shows them too.
 //! # book: 03-add-tool.md#calling-a-tool     where a failure sends the reader
 //! # revision: 2025-11-25                    the MCP revision the frames belong to
+//! #                                         (`2026-07-28 and 2025-11-25`: both eras)
 //! # args: --help                            command-line arguments for the binary
 //! # exit: 0                                 the exit status expected at the end (default 0)
 //! # pipelined: yes                          send all client frames at once (default: lockstep)

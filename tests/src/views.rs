@@ -786,7 +786,8 @@ fn caption(chapter: &Chapter, transcript: &Transcript, raw: &str) -> String {
         .collect();
     let mut facts = Vec::new();
     if let Some(revision) = &transcript.revision {
-        facts.push(format!("MCP revision {revision}"));
+        let plural = if revision.contains(" and ") { "s" } else { "" };
+        facts.push(format!("MCP revision{plural} {revision}"));
     }
     let program = match transcript.runner.as_str() {
         "server" => chapter.solution_package().replace("-solution", ""),

@@ -47,6 +47,32 @@ fn rows() -> Result<Vec<Row>, String> {
     Ok(rows)
 }
 
+impl Row {
+    /// Each (chapter, the chapter it grows from) from TO back to FROM. A
+    /// chapter grows from the one before it unless its manifest says
+    /// otherwise (`grows-from`): chapter 11 grows from 05, not from 08.
+    fn steps(&self) -> Result<Vec<(Chapter, Chapter)>, String> {
+        let mut steps = Vec::new();
+        let mut chapter = self.to.clone();
+        while chapter.number > self.from.number {
+            let Some(parent) = chapter.grows_from() else {
+                break;
+            };
+            steps.push((parent.clone(), chapter));
+            chapter = parent;
+        }
+        if chapter.number != self.from.number {
+            return Err(format!(
+                "tests/carried-files.txt: {} {:02} {:02}: chapter {:02} does not grow from \
+                 chapter {:02} (see `grows-from` in its Cargo.toml)",
+                self.file, self.from.number, self.to.number, self.to.number, self.from.number
+            ));
+        }
+        steps.reverse();
+        Ok(steps)
+    }
+}
+
 /// What must be equal between two copies: the text without gap markers and
 /// without the first paragraph of the `//!` doc, where a copy may say
 /// "Chapter 6's connection, copied unchanged".
@@ -72,13 +98,8 @@ fn copy(chapter: &Chapter, file: &str) -> Result<(String, String), String> {
 fn carried_files_equal_the_previous_chapters_copy() {
     let mut problems = Vec::new();
     for row in rows().unwrap_or_else(|err| panic!("{err}")) {
-        for chapter in Chapter::all() {
-            if chapter.number <= row.from.number || chapter.number > row.to.number {
-                continue;
-            }
-            let previous = chapter
-                .previous()
-                .expect("a chapter after FROM has one before it");
+        let steps = row.steps().unwrap_or_else(|err| panic!("{err}"));
+        for (previous, chapter) in steps {
             let (old, new) = match (copy(&previous, &row.file), copy(&chapter, &row.file)) {
                 (Ok(old), Ok(new)) => (old, new),
                 (Err(problem), _) | (_, Err(problem)) => {
@@ -106,7 +127,7 @@ fn every_unchanged_copy_is_listed() {
     let rows = rows().unwrap_or_else(|err| panic!("{err}"));
     let mut problems = Vec::new();
     for chapter in Chapter::all() {
-        let Some(previous) = chapter.previous() else {
+        let Some(previous) = chapter.grows_from() else {
             continue;
         };
         for file in course::crate_files(&chapter.solution_dir()) {
@@ -119,8 +140,9 @@ fn every_unchanged_copy_is_listed() {
             };
             let listed = rows.iter().any(|row| {
                 row.file == file
-                    && row.from.number < chapter.number
-                    && chapter.number <= row.to.number
+                    && row.steps().is_ok_and(|steps| {
+                        steps.iter().any(|(_, step)| step.number == chapter.number)
+                    })
             });
             if !listed && comparable(&old.1) == comparable(&new.1) {
                 problems.push(format!(

@@ -1,0 +1,138 @@
+//! Chapter 11: stateless MCP. The notes server of chapter 5 also speaks
+//! revision 2026-07-28, where every request carries its own version and
+//! capabilities, decided request by request on one connection. Drafts show
+//! state that travels as a handle, kept in a folder any instance can share.
+//!
+//! `modern.rs`, `drafts.rs` and `state.rs` are new; `server.rs` decides the
+//! era of each request; the other files change in a few lines.
+
+mod base64;
+mod drafts;
+mod folder;
+mod jsonrpc;
+mod modern;
+mod notes;
+mod paging;
+mod prompts;
+mod resources;
+mod server;
+mod state;
+mod tools;
+
+use std::io::{self, BufReader, BufWriter, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use jsonrpc::Frame;
+use resources::Notes;
+use server::Server;
+use state::State;
+
+/// Our name: in `serverInfo`, and at the start of every log line.
+const SERVER_NAME: &str = "ch11-stateless";
+
+const HELP: &str = "\
+ch11-stateless: the notes server of chapter 5 (resources, prompts,
+search_notes, add) plus note drafts (start_draft, append_to_draft,
+read_draft), speaking both eras of MCP on one connection.
+
+Usage: ch11-stateless [--notes-dir DIR] [--state DIR] [--help]
+
+  --notes-dir DIR  also serve the files under DIR, read-only, as folder:///PATH.
+                   Nothing outside DIR is ever read, whatever the client asks.
+  --state DIR      keep the drafts in DIR (made if missing). Instances that
+                   share DIR share the drafts. Without it, the drafts live in
+                   a private folder that is removed when the server exits.
+
+Reads newline-delimited JSON-RPC 2.0 messages on stdin and answers on stdout.
+Speaks MCP revision 2026-07-28 to a request that names it in params._meta,
+and 2025-11-25 and 2025-06-18 after an initialize. Logs go to stderr.
+The server exits with status 0 when stdin is closed.
+";
+
+// ANCHOR: main
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.iter().any(|arg| arg == "--help" || arg == "-h") {
+        print!("{HELP}");
+        return ExitCode::SUCCESS;
+    }
+    let opened = folders(args)
+        .and_then(|folders| Ok((Notes::new(folders.notes)?, State::open(folders.state)?)));
+    let (notes, state) = match opened {
+        Ok(opened) => opened,
+        Err(problem) => {
+            eprintln!("{SERVER_NAME}: {problem}; try --help");
+            return ExitCode::from(2);
+        }
+    };
+
+    // Buffers of our own at both ends: `input.buffer()` shows the bytes that
+    // have arrived but are not read yet, and `output` holds replies until
+    // we flush.
+    let mut input = BufReader::new(io::stdin().lock());
+    let mut output = BufWriter::new(io::stdout().lock());
+    let mut server = Server::new(notes, state);
+    loop {
+        let reply = match jsonrpc::read_frame(&mut input) {
+            Ok(Frame::Line(line)) => server.handle_line(&line),
+            Ok(Frame::TooLarge) => Some(server.for_revision(jsonrpc::frame_too_large())),
+            Ok(Frame::Eof) => break,
+            Err(err) => {
+                eprintln!("{SERVER_NAME}: cannot read stdin: {err}");
+                return ExitCode::FAILURE;
+            }
+        };
+        if let Some(reply) = reply {
+            if let Err(err) = jsonrpc::write_frame(&mut output, &reply) {
+                eprintln!("{SERVER_NAME}: cannot write stdout: {err}");
+                return ExitCode::FAILURE;
+            }
+        }
+        // ANCHOR: flush
+        // Flush unless the next frame is already here in full: the next read
+        // could then block, and no reply may wait while we do. Replies to
+        // frames that are already here go out together, in one write.
+        if !input.buffer().contains(&b'\n') {
+            if let Err(err) = output.flush() {
+                eprintln!("{SERVER_NAME}: cannot flush stdout: {err}");
+                return ExitCode::FAILURE;
+            }
+        }
+        // ANCHOR_END: flush
+    }
+    eprintln!("{SERVER_NAME}: stdin closed, bye");
+    ExitCode::SUCCESS
+}
+// ANCHOR_END: main
+
+// ANCHOR: folders
+/// The folders named on the command line.
+struct Folders {
+    /// `--notes-dir DIR`: notes to serve, read-only.
+    notes: Option<PathBuf>,
+    /// `--state DIR`: where the drafts live.
+    state: Option<PathBuf>,
+}
+
+fn folders(args: Vec<String>) -> Result<Folders, String> {
+    let mut folders = Folders {
+        notes: None,
+        state: None,
+    };
+    let mut args = args.into_iter();
+    while let Some(arg) = args.next() {
+        let slot = match arg.as_str() {
+            "--notes-dir" => &mut folders.notes,
+            "--state" => &mut folders.state,
+            _ => return Err(format!("unknown argument {arg:?}")),
+        };
+        if slot.is_some() {
+            return Err(format!("{arg} may be given only once"));
+        }
+        let path = args.next().ok_or(format!("{arg} needs a folder"))?;
+        *slot = Some(PathBuf::from(path));
+    }
+    Ok(folders)
+}
+// ANCHOR_END: folders
