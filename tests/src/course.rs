@@ -13,6 +13,15 @@ pub fn root() -> PathBuf {
         .to_path_buf()
 }
 
+/// `path` relative to the workspace root, for messages (as it is when it
+/// lies elsewhere).
+pub fn relative(path: &Path) -> String {
+    path.strip_prefix(root())
+        .unwrap_or(path)
+        .display()
+        .to_string()
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Chapter {
     /// 1 for `01-echo`.

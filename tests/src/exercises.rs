@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 
 use crate::course::{self, Chapter};
 use crate::gaps::{self, Gap};
-use crate::hints;
+use crate::{generated, hints};
 
 /// The comment lines that mark gaps in solutions and starters. None of them
 /// may reach a rendered page.
@@ -212,54 +212,16 @@ pub fn generated() -> Result<Vec<(PathBuf, String)>, String> {
 pub fn refresh(check: bool) -> Result<Vec<String>, String> {
     let files = generated()?;
     let mut stale = Vec::new();
-    for (path, content) in &files {
-        if fs::read_to_string(path).ok().as_deref() == Some(content.as_str()) {
-            continue;
-        }
-        stale.push(relative(path));
-        if !check {
-            fs::create_dir_all(path.parent().expect("a file has a folder"))
-                .and_then(|()| fs::write(path, content))
-                .map_err(|err| format!("cannot write {}: {err}", path.display()))?;
-        }
-    }
     for dir in ["listings", "exercises"] {
-        for path in files_under(&generated_dir().join(dir)) {
-            if files.iter().any(|(generated, _)| *generated == path) {
-                continue;
-            }
-            stale.push(format!("{} (no longer generated)", relative(&path)));
-            if !check {
-                fs::remove_file(&path)
-                    .map_err(|err| format!("cannot remove {}: {err}", path.display()))?;
-            }
-        }
+        let dir = generated_dir().join(dir);
+        let in_dir: Vec<(PathBuf, String)> = files
+            .iter()
+            .filter(|(path, _)| path.starts_with(&dir))
+            .cloned()
+            .collect();
+        stale.extend(generated::sync(&in_dir, &dir, check)?);
     }
     Ok(stale)
-}
-
-fn files_under(dir: &Path) -> Vec<PathBuf> {
-    let mut found = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        for entry in fs::read_dir(dir).into_iter().flatten().flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                stack.push(path);
-            } else {
-                found.push(path);
-            }
-        }
-    }
-    found.sort();
-    found
-}
-
-fn relative(path: &Path) -> String {
-    path.strip_prefix(course::root())
-        .unwrap_or(path)
-        .display()
-        .to_string()
 }
 
 /// Checks the book that `mdbook build book` wrote into `build`: no page
@@ -267,7 +229,7 @@ fn relative(path: &Path) -> String {
 /// inside a `<details>`, on its chapter's page and on the print page.
 /// Returns the problems found.
 pub fn check_built_book(build: &Path) -> Result<Vec<String>, String> {
-    let pages: Vec<PathBuf> = files_under(build)
+    let pages: Vec<PathBuf> = generated::files_under(build)
         .into_iter()
         .filter(|path| path.extension().is_some_and(|ext| ext == "html"))
         .collect();

@@ -26,6 +26,7 @@ pub mod course;
 pub mod diagrams;
 pub mod exercises;
 pub mod gaps;
+pub mod generated;
 pub mod hints;
 pub mod jsondiff;
 pub mod learner;

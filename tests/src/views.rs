@@ -17,7 +17,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde_json::Value;
 
@@ -89,58 +89,6 @@ pub fn files() -> Result<Vec<(PathBuf, String)>, String> {
         }
     }
     Ok(files)
-}
-
-/// Writes `files` (or, with `check`, only compares them), and removes (or
-/// reports) files in their folders that nothing generates any more.
-/// Returns the paths that were stale, relative to the workspace root.
-pub fn sync(files: &[(PathBuf, String)], dir: &Path, check: bool) -> Result<Vec<String>, String> {
-    let mut stale = Vec::new();
-    for (path, content) in files {
-        if fs::read_to_string(path).ok().as_deref() == Some(content.as_str()) {
-            continue;
-        }
-        stale.push(relative(path));
-        if !check {
-            fs::create_dir_all(path.parent().expect("a file has a folder"))
-                .map_err(|err| err.to_string())?;
-            fs::write(path, content).map_err(|err| format!("{}: {err}", path.display()))?;
-        }
-    }
-    for path in files_under(dir) {
-        if files.iter().any(|(wanted, _)| *wanted == path) {
-            continue;
-        }
-        stale.push(format!("{} (no longer generated)", relative(&path)));
-        if !check {
-            fs::remove_file(&path).map_err(|err| format!("{}: {err}", path.display()))?;
-        }
-    }
-    Ok(stale)
-}
-
-fn files_under(dir: &Path) -> Vec<PathBuf> {
-    let mut found = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        for entry in fs::read_dir(dir).into_iter().flatten().flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                stack.push(path);
-            } else {
-                found.push(path);
-            }
-        }
-    }
-    found.sort();
-    found
-}
-
-fn relative(path: &Path) -> String {
-    path.strip_prefix(course::root())
-        .unwrap_or(path)
-        .display()
-        .to_string()
 }
 
 /// The lane of the program that talks to servers: a server's tests play
@@ -1080,7 +1028,7 @@ mod tests {
         let raw = "-> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n\
                    <- {\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32602,\"message\":\"x\"}}\n\
                    -> hello\n-> there\n";
-        let t = Transcript::parse(Path::new("t.wire"), raw).unwrap();
+        let t = Transcript::parse(std::path::Path::new("t.wire"), raw).unwrap();
         let steps = steps(&t, raw);
         assert_eq!(steps.len(), 3);
         assert_eq!(steps[0].label, "request `ping`, id 1");
@@ -1097,8 +1045,11 @@ mod tests {
         let raw = "[slow] -> {\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"add\"}}\n\
                    [slow] -> {\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":3}}\n\
                    [slow] <- {\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{}}\n";
-        let t =
-            Transcript::parse(Path::new("t.wire"), &format!("# runner: client\n{raw}")).unwrap();
+        let t = Transcript::parse(
+            std::path::Path::new("t.wire"),
+            &format!("# runner: client\n{raw}"),
+        )
+        .unwrap();
         let steps = steps(&t, &format!("# runner: client\n{raw}"));
         assert_eq!(steps[0].opens.as_deref(), Some("slow/3"));
         assert_eq!(steps[0].short, "tools/call add  · id 3");

@@ -19,7 +19,7 @@
 
 use std::fmt::Write as _;
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use crate::course;
 
@@ -111,7 +111,7 @@ impl Notes {
     pub fn load(page: &str) -> Result<Notes, String> {
         let path = notes_path(page);
         let text = fs::read_to_string(&path)
-            .map_err(|err| format!("{}: cannot read the notes: {err}", rel(&path)))?;
+            .map_err(|err| format!("{}: cannot read the notes: {err}", course::relative(&path)))?;
         let page_text = fs::read_to_string(book_src().join(page))
             .map_err(|err| format!("book/src/{page}: {err}"))?;
         let title = page_text
@@ -120,7 +120,8 @@ impl Notes {
             .ok_or_else(|| format!("book/src/{page} has no `# ` title"))?
             .trim()
             .to_string();
-        Notes::parse(page, title, &text).map_err(|err| format!("{}: {err}", rel(&path)))
+        Notes::parse(page, title, &text)
+            .map_err(|err| format!("{}: {err}", course::relative(&path)))
     }
 
     pub fn parse(page: &str, title: String, text: &str) -> Result<Notes, String> {
@@ -236,14 +237,7 @@ pub fn refresh(check: bool) -> Result<Option<String>, String> {
         return Ok(None);
     }
     if !check {
-        fs::write(&path, text).map_err(|err| format!("{}: {err}", rel(&path)))?;
+        fs::write(&path, text).map_err(|err| format!("{}: {err}", course::relative(&path)))?;
     }
-    Ok(Some(rel(&path)))
-}
-
-fn rel(path: &Path) -> String {
-    path.strip_prefix(course::root())
-        .unwrap_or(path)
-        .display()
-        .to_string()
+    Ok(Some(course::relative(&path)))
 }

@@ -5,11 +5,11 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use wire_tests::{course, diagrams, views};
+use wire_tests::{course, diagrams, generated, views};
 
 fn assert_fresh(files: &[(PathBuf, String)], dir: &Path) {
     // `sync` with `check` only compares: it writes and removes nothing.
-    let stale = views::sync(files, dir, true).unwrap_or_else(|err| panic!("{err}"));
+    let stale = generated::sync(files, dir, true).unwrap_or_else(|err| panic!("{err}"));
     assert!(
         stale.is_empty(),
         "out of date, run `cargo xtask changes`:\n  {}",

@@ -10,7 +10,7 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use notify_debouncer_mini::{new_debouncer, notify::RecursiveMode};
-use wire_tests::course::Chapter;
+use wire_tests::course::{self, Chapter};
 use wire_tests::learner::{self, ChapterCheck};
 use wire_tests::starters;
 use wire_tests::target::{Kind, Target};
@@ -203,7 +203,7 @@ pub fn watch(args: &[String]) -> ExitCode {
         println!("\n{}", learner::next_step(&check));
         println!(
             "\nwatching {} — save a file to check again, Ctrl-C to stop.",
-            relative(&dir)
+            course::relative(&dir)
         );
         // Wait for a save that changed a file. Events also come when a file
         // is only read (by the build, say), so compare the contents.
@@ -239,7 +239,7 @@ pub fn reset(args: &[String]) -> ExitCode {
     match starters::write(std::slice::from_ref(&chapter), true) {
         Ok(done) => {
             if let Some(backup) = &done.backup {
-                println!("your files are saved in {}", relative(backup));
+                println!("your files are saved in {}", course::relative(backup));
             }
             let files: Vec<&String> = done
                 .written
@@ -279,11 +279,4 @@ fn snapshot(dir: &Path) -> Vec<(PathBuf, Option<String>)> {
             (file, hash)
         })
         .collect()
-}
-
-fn relative(path: &Path) -> String {
-    path.strip_prefix(wire_tests::course::root())
-        .unwrap_or(path)
-        .display()
-        .to_string()
 }

@@ -18,7 +18,7 @@ use serde_json::Value;
 use wire_tests::course::{self, Chapter};
 use wire_tests::target::{self, Kind, Target};
 use wire_tests::transcript::{Direction, Transcript};
-use wire_tests::{diagrams, gaps, runner, starters, textdiff, views};
+use wire_tests::{diagrams, gaps, generated, runner, starters, textdiff, views};
 
 const USAGE: &str = "\
 usage: cargo xtask <command>     (NN: a chapter, written 3, 03 or ch03)
@@ -358,7 +358,10 @@ fn starters(args: &[String]) -> Result<(), String> {
     let force = args.iter().any(|arg| arg == "--force");
     let done = starters::write(&Chapter::all(), force)?;
     if let Some(backup) = &done.backup {
-        println!("your edited files are saved in {}", relative(backup));
+        println!(
+            "your edited files are saved in {}",
+            course::relative(backup)
+        );
     }
     if done.written.is_empty() {
         if done.refused.is_empty() {
@@ -394,8 +397,12 @@ fn changes(args: &[String]) -> Result<(), String> {
         names.push(name);
     }
     // The frame views and sequence diagrams, drawn from the transcripts.
-    names.extend(views::sync(&views::files()?, &views::views_dir(), check)?);
-    names.extend(views::sync(
+    names.extend(generated::sync(
+        &views::files()?,
+        &views::views_dir(),
+        check,
+    )?);
+    names.extend(generated::sync(
         &diagrams::files()?,
         &diagrams::diagrams_dir(),
         check,
@@ -403,13 +410,6 @@ fn changes(args: &[String]) -> Result<(), String> {
     names.extend(wire_tests::exercises::refresh(check)?);
     names.extend(wire_tests::workshop::refresh(check)?);
     report_stale(check, &names, "cargo xtask changes")
-}
-
-fn relative(path: &std::path::Path) -> String {
-    path.strip_prefix(course::root())
-        .unwrap_or(path)
-        .display()
-        .to_string()
 }
 
 fn report_stale(check: bool, stale: &[String], fix: &str) -> Result<(), String> {
