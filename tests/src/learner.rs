@@ -364,6 +364,19 @@ pub fn next_step(check: &ChapterCheck) -> String {
     let chapter = &check.chapter;
     if check.stretch {
         let page = format!("book/src/{}.md", chapter.dir);
+        let core = gap_checks(chapter, &[], false);
+        let unwritten = core
+            .iter()
+            .filter(|gap| gap.state == GapState::NotWritten)
+            .count();
+        if unwritten > 0 && check.target_label.starts_with("your crate") {
+            return format!(
+                "the stretches build on the core: {unwritten} of its {} gaps are not written \
+                 yet; `cargo xtask check {:02}` first.",
+                core.len(),
+                chapter.number
+            );
+        }
         return match check.next_gap() {
             _ if check.done() => format!(
                 "the stretch exercises of chapter {:02} are done.",
