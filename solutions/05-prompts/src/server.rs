@@ -145,11 +145,12 @@ impl Server {
         );
         let version = negotiate(&params.protocol_version);
         self.protocol_version = Some(version.to_string());
+        // Empty objects: "I have tools, resources and prompts", with no
+        // change notifications and no subscriptions.
+        let capabilities = json!({ "tools": {}, "resources": {}, "prompts": {} });
         Ok(json!({
             "protocolVersion": version,
-            // Empty objects: "I have tools, resources and prompts", with no
-            // change notifications and no subscriptions.
-            "capabilities": { "tools": {}, "resources": {}, "prompts": {} },
+            "capabilities": capabilities,
             "serverInfo": { "name": SERVER_NAME, "version": env!("CARGO_PKG_VERSION") },
         }))
     }
