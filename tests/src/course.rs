@@ -151,6 +151,14 @@ impl Chapter {
 /// The folder of a chapter's stretch transcripts, as a scenario name prefix.
 pub const STRETCH: &str = "stretch/";
 
+/// The scenario of stretch exercise `id`: `ch02/used-ids` is checked by
+/// `stretch/used_ids` (`tests/transcripts/ch02/stretch/used_ids.wire`; a
+/// scenario name is a Rust identifier, so `-` becomes `_`).
+pub fn stretch_scenario(id: &str) -> String {
+    let name = id.split_once('/').map_or(id, |(_, name)| name);
+    format!("{STRETCH}{}", name.replace('-', "_"))
+}
+
 /// The names of the `.wire` files in `dir`, without the extension, sorted.
 fn wire_names(dir: &Path) -> Vec<String> {
     let mut names: Vec<String> = fs::read_dir(dir)

@@ -218,7 +218,6 @@ fn stretch_section(chapter: &Chapter, hints: &[hints::Hints]) -> Result<String, 
          with the feature and plays the stretch's own transcript.\n"
     );
     for stretch in &stretches {
-        let name = stretch.id.split_once('/').map_or("", |(_, name)| name);
         let mut files: Vec<String> = regions
             .iter()
             .filter(|region| region.id == stretch.id)
@@ -239,12 +238,12 @@ fn stretch_section(chapter: &Chapter, hints: &[hints::Hints]) -> Result<String, 
         out += &format!(
             "\n#### Stretch `{id}`\n\n**What to write** (in {files}, at each \
              `STRETCH({id})` comment): {instruction}\n\n\
-             {{{{#include ../views/{chapter}/{STRETCH}{name}.md}}}}\n",
+             {{{{#include ../views/{chapter}/{scenario}.md}}}}\n",
             id = stretch.id,
             files = files.join(" and "),
             instruction = stretch.instruction,
             chapter = chapter.id(),
-            STRETCH = course::STRETCH,
+            scenario = course::stretch_scenario(&stretch.id),
         );
         for (number, (tier, text)) in hints::TIERS.iter().zip(&tiers).enumerate() {
             out += &details(

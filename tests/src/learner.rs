@@ -253,8 +253,7 @@ fn gap_checks(
                 .collect();
             let written = mine.iter().any(Option::is_none) || mine != placeholder;
             let scenarios: Vec<String> = if stretch {
-                let name = gap.id.split_once('/').map_or("", |(_, name)| name);
-                vec![format!("{}{name}", course::STRETCH)]
+                vec![course::stretch_scenario(&gap.id)]
             } else {
                 manifest
                     .iter()

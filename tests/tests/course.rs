@@ -109,23 +109,20 @@ fn every_stretch_has_its_scenario_which_only_the_stretch_passes() {
         let stretches: BTreeSet<String> = gaps::stretches(&chapter)
             .unwrap()
             .into_iter()
-            .map(|stretch| format!("{}{}", course::STRETCH, &stretch.id[5..]))
+            .map(|stretch| course::stretch_scenario(&stretch.id))
             .collect();
         let scenarios: BTreeSet<String> = chapter.stretch_scenarios().into_iter().collect();
         for missing in stretches.difference(&scenarios) {
             problems.push(format!(
-                "stretch {}/{} has no transcript tests/transcripts/{}/{missing}.wire",
-                chapter.id(),
-                &missing[course::STRETCH.len()..],
+                "a stretch of solutions/{} has no transcript tests/transcripts/{}/{missing}.wire",
+                chapter.dir,
                 chapter.id()
             ));
         }
         for orphan in scenarios.difference(&stretches) {
             problems.push(format!(
-                "tests/transcripts/{}/{orphan}.wire names no STRETCH({}/{}) in solutions/{}",
+                "tests/transcripts/{}/{orphan}.wire is the scenario of no STRETCH in solutions/{}",
                 chapter.id(),
-                chapter.id(),
-                &orphan[course::STRETCH.len()..],
                 chapter.dir
             ));
         }
