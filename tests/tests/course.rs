@@ -376,7 +376,11 @@ fn the_flush_section_exists() {
 fn every_negotiated_version_is_the_transcripts_revision() {
     let mut problems = Vec::new();
     for chapter in Chapter::all() {
-        for scenario in chapter.scenarios().into_iter().chain(chapter.stretch_scenarios()) {
+        for scenario in chapter
+            .scenarios()
+            .into_iter()
+            .chain(chapter.stretch_scenarios())
+        {
             let transcript = Transcript::load(&chapter.transcript_path(&scenario)).unwrap();
             let versions: Vec<(usize, String)> = negotiated_versions(&transcript);
             if versions.is_empty() {

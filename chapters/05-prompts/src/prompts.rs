@@ -216,3 +216,9 @@ fn incident_review(arguments: &BTreeMap<&str, &str>) -> Filled {
     (format!("Incident review for {service}"), messages)
 }
 // ANCHOR_END: incident_review
+
+// STRETCH(ch05/complete): `complete`: for a ref/prompt of PROMPTS and one of
+// its arguments, the values that start with what the user typed so far (the
+// built-in note keys for explain_note's `key`; none for free text); -32602
+// for a prompt or an argument that does not exist.
+// END(ch05/complete)

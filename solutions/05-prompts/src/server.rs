@@ -113,6 +113,17 @@ impl Server {
             "resources/read" => self.notes.read(params),
             "prompts/list" => prompts::list(params),
             "prompts/get" => prompts::get(params, &self.notes),
+            // STRETCH(ch05/complete): suggest values for a prompt's argument:
+            // advertise "completions": {} in `initialize`, answer
+            // completion/complete here (not before initialize) and write
+            // `prompts::complete`; each piece under #[cfg(feature = "stretch")].
+            #[cfg(feature = "stretch")]
+            "completion/complete" if !initialized => Err(RpcError::invalid_request(
+                "the server is not initialized; send initialize first",
+            )),
+            #[cfg(feature = "stretch")]
+            "completion/complete" => prompts::complete(params),
+            // END(ch05/complete)
             // Anything else, `server/discover` included, is unknown here.
             _ => Err(RpcError::method_not_found(method)),
         }
@@ -148,6 +159,14 @@ impl Server {
         // Empty objects: "I have tools, resources and prompts", with no
         // change notifications and no subscriptions.
         let capabilities = json!({ "tools": {}, "resources": {}, "prompts": {} });
+        // STRETCH(ch05/complete): say that this server completes arguments.
+        #[cfg(feature = "stretch")]
+        let capabilities = {
+            let mut capabilities = capabilities;
+            capabilities["completions"] = json!({});
+            capabilities
+        };
+        // END(ch05/complete)
         Ok(json!({
             "protocolVersion": version,
             "capabilities": capabilities,
