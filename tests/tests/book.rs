@@ -36,10 +36,10 @@ fn chapter_pages_show_listings_without_answers_and_end_the_exercise_with_hints()
             let file = path.split([':', '}']).next().unwrap_or_default();
             let text =
                 fs::read_to_string(course::root().join("solutions").join(file)).unwrap_or_default();
-            if text.contains("// GAP(") {
+            if text.contains("// GAP(") || text.contains("// STRETCH(") {
                 problems.push(format!(
-                    "{name} includes solutions/{file}, which has gaps: answers and markers \
-                     would show; include generated/listings/{file}.txt instead"
+                    "{name} includes solutions/{file}, which has gaps or stretches: answers \
+                     and markers would show; include generated/listings/{file}.txt instead"
                 ));
             }
         }
