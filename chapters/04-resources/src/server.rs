@@ -111,8 +111,8 @@ impl Server {
             "resources/read" => self.notes.read(params),
             // STRETCH(ch04/subscribe): offer subscriptions: advertise
             // "subscribe": true in `initialize`, and answer resources/subscribe
-            // and resources/unsubscribe here (not before initialize); each piece
-            // under #[cfg(feature = "stretch")].
+            // and resources/unsubscribe in `handle_request` (not before
+            // initialize); each piece under #[cfg(feature = "stretch")].
             // END(ch04/subscribe)
             // Anything else, `server/discover` included, is unknown here.
             _ => Err(RpcError::method_not_found(method)),

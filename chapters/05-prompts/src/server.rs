@@ -113,10 +113,8 @@ impl Server {
             "resources/read" => self.notes.read(params),
             "prompts/list" => prompts::list(params),
             "prompts/get" => prompts::get(params, &self.notes),
-            // STRETCH(ch05/complete): suggest values for a prompt's argument:
-            // advertise "completions": {} in `initialize`, answer
-            // completion/complete here (not before initialize) and write
-            // `prompts::complete`; each piece under #[cfg(feature = "stretch")].
+            // STRETCH(ch05/complete): answer completion/complete with
+            // `prompts::complete` (and, like the others, not before initialize).
             // END(ch05/complete)
             // Anything else, `server/discover` included, is unknown here.
             _ => Err(RpcError::method_not_found(method)),

@@ -18,8 +18,9 @@ pub struct Server {
     /// The revision agreed in `initialize`; `None` until then.
     protocol_version: Option<String>,
     // STRETCH(ch02/used-ids): refuse a request whose id this session has
-    // already used, with -32600; in three places: a field here, its start in
-    // `new`, the check in `handle_line`; each under #[cfg(feature = "stretch")].
+    // already used, with -32600; in three places: a field of `Server`, its
+    // start in `new`, the check in `handle_line`; each under
+    // #[cfg(feature = "stretch")].
     /// Every request id seen so far, as JSON text: `1` and `"1"` differ.
     #[cfg(feature = "stretch")]
     used_ids: std::collections::HashSet<String>,

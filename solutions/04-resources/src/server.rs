@@ -111,8 +111,8 @@ impl Server {
             "resources/read" => self.notes.read(params),
             // STRETCH(ch04/subscribe): offer subscriptions: advertise
             // "subscribe": true in `initialize`, and answer resources/subscribe
-            // and resources/unsubscribe here (not before initialize); each piece
-            // under #[cfg(feature = "stretch")].
+            // and resources/unsubscribe in `handle_request` (not before
+            // initialize); each piece under #[cfg(feature = "stretch")].
             #[cfg(feature = "stretch")]
             "resources/subscribe" | "resources/unsubscribe" if !initialized => Err(
                 RpcError::invalid_request("the server is not initialized; send initialize first"),

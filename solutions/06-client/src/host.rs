@@ -51,9 +51,9 @@ pub struct ConnectedServer {
     pub prompts: Vec<Value>,
     // STRETCH(ch06/instructions): keep the server's `instructions` from the
     // initialize result (they are optional) and print them in `list`, under
-    // the server's line; in four places: this field, its start in `connect`,
-    // `introduce`, and `print_catalogue` in main.rs; each under
-    // #[cfg(feature = "stretch")].
+    // the server's line; in four places: a field of `ConnectedServer`, its
+    // start in `connect`, `introduce`, and `print_catalogue` in main.rs; each
+    // under #[cfg(feature = "stretch")].
     /// How to use the server, in its own words: text a host may add to the
     /// model's system prompt.
     #[cfg(feature = "stretch")]
