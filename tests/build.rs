@@ -32,29 +32,23 @@ fn main() -> ExitCode {
             ));
             continue;
         }
-        let mut scenarios: Vec<String> = fs::read_dir(&dir)
-            .unwrap()
-            .flatten()
-            .filter_map(|entry| {
-                entry
-                    .file_name()
-                    .to_str()?
-                    .strip_suffix(".wire")
-                    .map(str::to_string)
-            })
-            .collect();
-        scenarios.sort();
         writeln!(code, "mod {chapter} {{").unwrap();
-        for scenario in scenarios {
-            if let Some(problem) = bad_name(&scenario) {
-                problems.push(format!(
-                    "tests/transcripts/{chapter}/{scenario}.wire: `{scenario}` cannot be a \
-                     test name: {problem}. Rename it to {}.wire.",
-                    suggest(&scenario)
-                ));
-                continue;
-            }
+        for scenario in wire_names(&dir, &chapter, &mut problems) {
             writeln!(code, "    #[test]\n    fn {scenario}() {{\n        wire_tests::check({chapter:?}, {scenario:?});\n    }}").unwrap();
+        }
+        // Stretch exercises: `ch03::stretch::multiply`, run against the
+        // crate built with `--features stretch`.
+        let stretch = wire_names(
+            &dir.join("stretch"),
+            &format!("{chapter}/stretch"),
+            &mut problems,
+        );
+        if !stretch.is_empty() {
+            writeln!(code, "    mod stretch {{").unwrap();
+            for name in stretch {
+                writeln!(code, "        #[test]\n        fn {name}() {{\n            wire_tests::check_stretch({chapter:?}, {name:?});\n        }}").unwrap();
+            }
+            writeln!(code, "    }}").unwrap();
         }
         writeln!(code, "}}").unwrap();
     }
@@ -73,6 +67,38 @@ fn main() -> ExitCode {
     )
     .unwrap();
     ExitCode::SUCCESS
+}
+
+/// The scenario names in `dir` (a chapter's folder, or its `stretch/`):
+/// the `.wire` files, sorted; a name that cannot be a test is a problem.
+fn wire_names(dir: &Path, folder: &str, problems: &mut Vec<String>) -> Vec<String> {
+    let mut scenarios: Vec<String> = fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .flatten()
+                .filter_map(|entry| {
+                    entry
+                        .file_name()
+                        .to_str()?
+                        .strip_suffix(".wire")
+                        .map(str::to_string)
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    scenarios.sort();
+    scenarios.retain(|scenario| match bad_name(scenario) {
+        Some(problem) => {
+            problems.push(format!(
+                "tests/transcripts/{folder}/{scenario}.wire: `{scenario}` cannot be a \
+                 test name: {problem}. Rename it to {}.wire.",
+                suggest(scenario)
+            ));
+            false
+        }
+        None => true,
+    });
+    scenarios
 }
 
 /// Why `name` cannot be a test function or module name, if it cannot:

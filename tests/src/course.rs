@@ -142,23 +142,50 @@ impl Chapter {
 
     /// The scenario names of this chapter, sorted.
     pub fn scenarios(&self) -> Vec<String> {
-        let mut names: Vec<String> = fs::read_dir(self.transcripts_dir())
-            .map(|entries| {
-                entries
-                    .flatten()
-                    .filter_map(|entry| {
-                        entry
-                            .file_name()
-                            .to_str()?
-                            .strip_suffix(".wire")
-                            .map(str::to_string)
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
-        names.sort();
-        names
+        wire_names(&self.transcripts_dir())
     }
+
+    /// The stretch scenarios of this chapter, sorted, each named
+    /// `stretch/NAME` for `tests/transcripts/chNN/stretch/NAME.wire`: the
+    /// transcript of stretch exercise `chNN/NAME`, run against the crate
+    /// built with `--features stretch`.
+    pub fn stretch_scenarios(&self) -> Vec<String> {
+        wire_names(&self.transcripts_dir().join(STRETCH.trim_end_matches('/')))
+            .into_iter()
+            .map(|name| format!("{STRETCH}{name}"))
+            .collect()
+    }
+}
+
+/// The folder of a chapter's stretch transcripts, as a scenario name prefix.
+pub const STRETCH: &str = "stretch/";
+
+/// The scenario of stretch exercise `id`: `ch02/used-ids` is checked by
+/// `stretch/used_ids` (`tests/transcripts/ch02/stretch/used_ids.wire`; a
+/// scenario name is a Rust identifier, so `-` becomes `_`).
+pub fn stretch_scenario(id: &str) -> String {
+    let name = id.split_once('/').map_or(id, |(_, name)| name);
+    format!("{STRETCH}{}", name.replace('-', "_"))
+}
+
+/// The names of the `.wire` files in `dir`, without the extension, sorted.
+fn wire_names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .flatten()
+                .filter_map(|entry| {
+                    entry
+                        .file_name()
+                        .to_str()?
+                        .strip_suffix(".wire")
+                        .map(str::to_string)
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    names
 }
 
 /// The number in `3`, `03`, `ch03`, `ch3` or `03-add-tool`.

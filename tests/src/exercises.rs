@@ -27,7 +27,13 @@ use crate::{generated, hints};
 
 /// The comment lines that mark gaps in solutions and starters. None of them
 /// may reach a rendered page.
-pub const MARKERS: [&str; 4] = ["// GAP(", "// starter:", "// END(", "// TODO("];
+pub const MARKERS: [&str; 5] = [
+    "// GAP(",
+    "// starter:",
+    "// END(",
+    "// TODO(",
+    "// STRETCH(",
+];
 
 /// `book/src/generated/listings/03-add-tool/src/tools.rs.txt`.
 pub fn listing_path(chapter: &Chapter, file: &Path) -> PathBuf {
@@ -51,15 +57,21 @@ fn generated_dir() -> PathBuf {
 }
 
 /// A solution file as the book's "what changed" diff shows it: the
-/// reference code of each gap stays, the marker lines around it go.
+/// reference code of each gap stays, the marker lines around it go, and
+/// each stretch goes whole (the Exercise section shows it, folded).
 /// Empty when the file does not exist.
 pub fn solution_text(chapter: &Chapter, file: &Path) -> String {
     let text = fs::read_to_string(chapter.solution_dir().join(file)).unwrap_or_default();
-    let Ok(all) = gaps::gaps(chapter) else {
+    let (Ok(mut all), Ok(stretches)) = (gaps::gaps(chapter), gaps::stretch_regions(chapter)) else {
         return text;
     };
     let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
-    // From the last gap up, so that earlier line numbers stay right.
+    for mut stretch in stretches {
+        stretch.body.clear();
+        all.push(stretch);
+    }
+    all.sort_by_key(|gap| gap.line);
+    // From the last region up, so that earlier line numbers stay right.
     for gap in all.iter().rev().filter(|gap| gap.file == file) {
         let start = gap.line - 1;
         let end_marker = format!("// END({})", gap.id);
@@ -70,6 +82,10 @@ pub fn solution_text(chapter: &Chapter, file: &Path) -> String {
             continue;
         };
         lines.splice(start..=start + end, gap.body.lines().map(str::to_string));
+    }
+    // A stretch at the end of a file leaves the blank line before it.
+    while lines.last().is_some_and(|line| line.trim().is_empty()) {
+        lines.pop();
     }
     lines.iter().map(|line| format!("{line}\n")).collect()
 }
@@ -86,7 +102,21 @@ pub fn listings(chapter: &Chapter) -> Result<Vec<(PathBuf, String)>, String> {
         let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
         for (id, body) in regions.into_iter().rev() {
             let opening = format!("// TODO({id}):");
+            let stretch = format!("// STRETCH({id}):");
             let closing = format!("// END({id})");
+            if let Some(start) = lines
+                .iter()
+                .position(|line| line.trim_start().starts_with(&stretch))
+            {
+                // A stretch is not in the listing: the Exercise section has it.
+                if let Some(end) = lines[start..]
+                    .iter()
+                    .position(|line| line.trim() == closing)
+                {
+                    lines.drain(start..=start + end);
+                }
+                continue;
+            }
             let Some(start) = lines
                 .iter()
                 .position(|line| line.trim_start().starts_with(&opening))
@@ -108,6 +138,9 @@ pub fn listings(chapter: &Chapter) -> Result<Vec<(PathBuf, String)>, String> {
             )];
             replacement.extend(body.lines().map(str::to_string));
             lines.splice(start..=start + end, replacement);
+        }
+        while lines.last().is_some_and(|line| line.trim().is_empty()) {
+            lines.pop();
         }
         let content: String = lines.iter().map(|line| format!("{line}\n")).collect();
         files.push((listing_path(chapter, &file), content));
@@ -162,6 +195,76 @@ pub fn exercise_section(chapter: &Chapter) -> Result<String, String> {
         out += &details(
             &format!("Show the solution of {}", gap.id),
             &format!("```rust,ignore\n{}\n```", dedent(&gap.body)),
+        );
+    }
+    out += &stretch_section(chapter, &hints)?;
+    Ok(out)
+}
+
+/// The stretch exercises, after the gaps: what to write, the frames of
+/// their own scenario, the three hints and the reference code, folded.
+fn stretch_section(chapter: &Chapter, hints: &[hints::Hints]) -> Result<String, String> {
+    let stretches = gaps::stretches(chapter)?;
+    if stretches.is_empty() {
+        return Ok(String::new());
+    }
+    let regions = gaps::stretch_regions(chapter)?;
+    let n = format!("{:02}", chapter.number);
+    let mut out = format!(
+        "\n### Stretch\n\nOptional, once the gaps above pass: each stretch below adds \
+         behaviour the core scenarios do not pin. Its code goes under \
+         `#[cfg(feature = \"stretch\")]`, so `cargo xtask check {n}` sees your crate \
+         as before, and `cargo xtask check {n} --stretch` (`just check {n} --stretch`) builds it \
+         with the feature and plays the stretch's own transcript.\n"
+    );
+    for stretch in &stretches {
+        let mut files: Vec<String> = regions
+            .iter()
+            .filter(|region| region.id == stretch.id)
+            .map(|region| format!("`chapters/{}/{}`", chapter.dir, region.file.display()))
+            .collect();
+        files.dedup();
+        let tiers = hints
+            .iter()
+            .find(|hint| hint.gap == stretch.id)
+            .map(|hint| hint.tiers.clone())
+            .ok_or_else(|| {
+                format!(
+                    "tests/hints/{}.md has no hints for stretch {}",
+                    chapter.id(),
+                    stretch.id
+                )
+            })?;
+        out += &format!(
+            "\n#### Stretch `{id}`\n\n**What to write** (in {files}, at each \
+             `STRETCH({id})` comment): {instruction}\n\n\
+             {{{{#include ../views/{chapter}/{scenario}.md}}}}\n",
+            id = stretch.id,
+            files = files.join(" and "),
+            instruction = stretch.instruction,
+            chapter = chapter.id(),
+            scenario = course::stretch_scenario(&stretch.id),
+        );
+        for (number, (tier, text)) in hints::TIERS.iter().zip(&tiers).enumerate() {
+            out += &details(
+                &format!("Hint {}: {}", number + 1, tier.to_lowercase()),
+                text,
+            );
+        }
+        let code: Vec<String> = regions
+            .iter()
+            .filter(|region| region.id == stretch.id)
+            .map(|region| {
+                format!(
+                    "// {}:\n{}",
+                    region.file.display(),
+                    dedent(region.body.trim_end_matches('\n'))
+                )
+            })
+            .collect();
+        out += &details(
+            &format!("Show the solution of {}", stretch.id),
+            &format!("```rust,ignore\n{}\n```", code.join("\n\n")),
         );
     }
     Ok(out)
@@ -261,7 +364,9 @@ pub fn check_built_book(build: &Path) -> Result<Vec<String>, String> {
             problems.push(format!("{name} is missing from the built book"));
             continue;
         };
-        for gap in gaps::gaps(&chapter)? {
+        let mut regions = gaps::gaps(&chapter)?;
+        regions.extend(gaps::stretch_regions(&chapter)?);
+        for gap in regions {
             for (page, html) in [(name.as_str(), &html), ("print.html", &print)] {
                 if shows_outside_details(html, &gap.body) {
                     problems.push(format!(

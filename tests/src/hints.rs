@@ -1,4 +1,6 @@
-//! Hints: three tiers for every gap, from `tests/hints/chNN.md`.
+//! Hints: three tiers for every gap and every stretch exercise, from
+//! `tests/hints/chNN.md` (a stretch's section is headed by its id, like a
+//! gap's, and its frames come from its own transcript).
 //!
 //! One file per chapter. Each gap has a section, and each section exactly
 //! three tiers, in this order:
@@ -135,7 +137,10 @@ pub fn parse(text: &str) -> Result<Vec<Hints>, Vec<String>> {
 /// tier that no transcript of the chapter holds.
 pub fn problems(chapter: &Chapter) -> Vec<String> {
     let name = format!("tests/hints/{}.md", chapter.id());
-    let gaps = match gaps::gaps(chapter) {
+    let gaps = match gaps::gaps(chapter).and_then(|mut gaps| {
+        gaps.extend(gaps::stretches(chapter)?);
+        Ok(gaps)
+    }) {
         Ok(gaps) => gaps,
         Err(err) => return vec![err],
     };
@@ -232,6 +237,7 @@ fn transcript_lines(chapter: &Chapter) -> BTreeSet<String> {
     chapter
         .scenarios()
         .iter()
+        .chain(&chapter.stretch_scenarios())
         .filter_map(|scenario| fs::read_to_string(chapter.transcript_path(scenario)).ok())
         .flat_map(|text| text.lines().map(str::to_string).collect::<Vec<_>>())
         .collect()

@@ -30,6 +30,9 @@ pub struct GapCheck {
 /// One chapter checked against one target.
 pub struct ChapterCheck {
     pub chapter: Chapter,
+    /// The stretch exercises were checked (`--stretch`), not the core gaps:
+    /// `gaps` holds the stretches.
+    pub stretch: bool,
     pub target_label: String,
     /// The build failed: nothing ran. Shown once, in full.
     pub build_error: Option<String>,
@@ -116,17 +119,50 @@ pub fn scenarios(chapter: &Chapter, filter: Option<&str>) -> Result<Vec<String>,
     Ok(chosen)
 }
 
-/// Builds the target (`None`: the learner's starter) and runs `scenarios`.
-pub fn check(chapter: &Chapter, target: Option<Target>, scenarios: &[String]) -> ChapterCheck {
-    let target = match target.map_or_else(|| Target::starter(chapter), Ok) {
+/// The stretch scenarios of `chapter` whose name contains `filter`; an
+/// error when it has none, or none matches.
+pub fn stretch_scenarios(chapter: &Chapter, filter: Option<&str>) -> Result<Vec<String>, String> {
+    let all = chapter.stretch_scenarios();
+    if all.is_empty() {
+        return Err(format!(
+            "chapter {:02} has no stretch exercises",
+            chapter.number
+        ));
+    }
+    let chosen: Vec<String> = all
+        .iter()
+        .filter(|name| filter.is_none_or(|filter| name.contains(filter)))
+        .cloned()
+        .collect();
+    if chosen.is_empty() {
+        return Err(format!(
+            "no stretch scenario of {} matches {:?}; they are: {}",
+            chapter.id(),
+            filter.unwrap_or(""),
+            all.join(", ")
+        ));
+    }
+    Ok(chosen)
+}
+
+/// Builds the target (`None`: the learner's starter; with `stretch`, built
+/// with `--features stretch`) and runs `scenarios`.
+pub fn check(
+    chapter: &Chapter,
+    target: Option<Target>,
+    scenarios: &[String],
+    stretch: bool,
+) -> ChapterCheck {
+    let target = match target.map_or_else(|| Target::built(chapter, Kind::Starter, stretch), Ok) {
         Ok(target) => target,
         Err(error) => {
             return ChapterCheck {
                 chapter: chapter.clone(),
+                stretch,
                 target_label: format!("your crate chapters/{}", chapter.dir),
                 build_error: Some(error),
                 results: Vec::new(),
-                gaps: gap_checks(chapter, &[]),
+                gaps: gap_checks(chapter, &[], stretch),
             };
         }
     };
@@ -140,9 +176,8 @@ pub fn check(chapter: &Chapter, target: Option<Target>, scenarios: &[String]) ->
         })
         .collect();
     let gaps = match target.kind {
-        Kind::Starter => gap_checks(chapter, &results),
-        Kind::Solution => gaps::gaps(chapter)
-            .unwrap_or_default()
+        Kind::Starter => gap_checks(chapter, &results, stretch),
+        Kind::Solution => marked(chapter, stretch)
             .into_iter()
             .map(|gap| GapCheck {
                 gap,
@@ -154,6 +189,7 @@ pub fn check(chapter: &Chapter, target: Option<Target>, scenarios: &[String]) ->
     };
     ChapterCheck {
         chapter: chapter.clone(),
+        stretch,
         target_label: target.label,
         build_error: None,
         results,
@@ -161,28 +197,70 @@ pub fn check(chapter: &Chapter, target: Option<Target>, scenarios: &[String]) ->
     }
 }
 
-/// Each gap of the learner's crate: written or not (its region still holds
-/// the starter's placeholder), and which of its scenarios fail.
-fn gap_checks(chapter: &Chapter, results: &[(String, Result<(), String>)]) -> Vec<GapCheck> {
+/// The chapter's gaps, or with `stretch` its stretch exercises.
+fn marked(chapter: &Chapter, stretch: bool) -> Vec<Gap> {
+    if stretch {
+        gaps::stretches(chapter)
+    } else {
+        gaps::gaps(chapter)
+    }
+    .unwrap_or_default()
+}
+
+/// Each gap of the learner's crate (with `stretch`, each stretch): written
+/// or not (its regions still hold the starter's placeholder), and which of
+/// its scenarios fail.
+fn gap_checks(
+    chapter: &Chapter,
+    results: &[(String, Result<(), String>)],
+    stretch: bool,
+) -> Vec<GapCheck> {
     let manifest = course::starter_failures().unwrap_or_default();
     let generated = gaps::starter_files(chapter).unwrap_or_default();
-    gaps::gaps(chapter)
-        .unwrap_or_default()
+    let regions = if stretch {
+        gaps::stretch_regions(chapter).unwrap_or_default()
+    } else {
+        Vec::new()
+    };
+    marked(chapter, stretch)
         .into_iter()
         .map(|gap| {
-            let placeholder = generated
+            // Every file with a region of this id (a stretch may have several).
+            let mut files = vec![gap.file.clone()];
+            files.extend(
+                regions
+                    .iter()
+                    .filter(|r| r.id == gap.id)
+                    .map(|r| r.file.clone()),
+            );
+            files.dedup();
+            let placeholder: Vec<Option<String>> = files
                 .iter()
-                .find(|(file, _)| *file == gap.file)
-                .and_then(|(_, content)| region(content, &gap.id));
-            let mine = fs::read_to_string(chapter.starter_dir().join(&gap.file))
-                .ok()
-                .and_then(|text| region(&text, &gap.id));
-            let written = mine.is_none() || mine != placeholder;
-            let scenarios: Vec<String> = manifest
-                .iter()
-                .filter(|(_, _, listed)| *listed == gap.id)
-                .map(|(_, scenario, _)| scenario.clone())
+                .map(|file| {
+                    generated
+                        .iter()
+                        .find(|(generated, _)| generated == file)
+                        .and_then(|(_, content)| region(content, &gap.id))
+                })
                 .collect();
+            let mine: Vec<Option<String>> = files
+                .iter()
+                .map(|file| {
+                    fs::read_to_string(chapter.starter_dir().join(file))
+                        .ok()
+                        .and_then(|text| region(&text, &gap.id))
+                })
+                .collect();
+            let written = mine.iter().any(Option::is_none) || mine != placeholder;
+            let scenarios: Vec<String> = if stretch {
+                vec![course::stretch_scenario(&gap.id)]
+            } else {
+                manifest
+                    .iter()
+                    .filter(|(_, _, listed)| *listed == gap.id)
+                    .map(|(_, scenario, _)| scenario.clone())
+                    .collect()
+            };
             let failing: Vec<String> = scenarios
                 .iter()
                 .filter(|scenario| {
@@ -206,12 +284,15 @@ fn gap_checks(chapter: &Chapter, results: &[(String, Result<(), String>)]) -> Ve
         .collect()
 }
 
-/// The code between `TODO(id)` and `END(id)` in a starter file, spacing aside.
+/// The code between `TODO(id)` (or `STRETCH(id)`) and `END(id)` in a
+/// starter file, spacing aside; every such region of the file, joined.
 fn region(text: &str, id: &str) -> Option<String> {
-    gaps::learner_regions(text)
+    let bodies: Vec<String> = gaps::learner_regions(text)
         .into_iter()
-        .find(|(found, _)| found == id)
+        .filter(|(found, _)| found == id)
         .map(|(_, body)| body.split_whitespace().collect::<Vec<_>>().join(" "))
+        .collect();
+    (!bodies.is_empty()).then(|| bodies.join(" | "))
 }
 
 /// `[x] ch03/add   written`, one line per gap, then the scenario count.
@@ -280,6 +361,38 @@ pub fn report(check: &ChapterCheck) -> String {
 /// next chapter.
 pub fn next_step(check: &ChapterCheck) -> String {
     let chapter = &check.chapter;
+    if check.stretch {
+        let page = format!("book/src/{}.md", chapter.dir);
+        let core = gap_checks(chapter, &[], false);
+        let unwritten = core
+            .iter()
+            .filter(|gap| gap.state == GapState::NotWritten)
+            .count();
+        if unwritten > 0 && check.target_label.starts_with("your crate") {
+            return format!(
+                "the stretches build on the core: {unwritten} of its {} gaps are not written \
+                 yet; `cargo xtask check {:02}` first.",
+                core.len(),
+                chapter.number
+            );
+        }
+        return match check.next_gap() {
+            _ if check.done() => format!(
+                "the stretch exercises of chapter {:02} are done.",
+                chapter.number
+            ),
+            Some(next) => format!(
+                "next: stretch {} in chapters/{}/{} (it is described under \"Stretch\" in {page}).",
+                next.gap.id,
+                chapter.dir,
+                next.gap.file.display()
+            ),
+            None => format!(
+                "next: make the failing stretch scenarios pass (`cargo xtask check {:02} --stretch`).",
+                chapter.number
+            ),
+        };
+    }
     if check.done() {
         return match Chapter::all()
             .into_iter()

@@ -41,10 +41,20 @@ pub mod workshop;
 /// Runs one scenario against the binary chosen by the environment and panics
 /// with a readable report if it differs. Each generated `#[test]` calls this.
 pub fn check(chapter: &str, scenario: &str) {
+    check_built(chapter, scenario, false);
+}
+
+/// Runs one stretch scenario (`tests/transcripts/chNN/stretch/NAME.wire`)
+/// against the chosen binary built with the chapter's `stretch` feature.
+pub fn check_stretch(chapter: &str, name: &str) {
+    check_built(chapter, &format!("{}{name}", course::STRETCH), true);
+}
+
+fn check_built(chapter: &str, scenario: &str, stretch: bool) {
     let chapter = course::Chapter::find(chapter).unwrap_or_else(|err| panic!("{err}"));
     let transcript = transcript::Transcript::load(&chapter.transcript_path(scenario))
         .unwrap_or_else(|err| panic!("{err}"));
-    let target = target::Target::from_env(&chapter).unwrap_or_else(|err| panic!("{err}"));
+    let target = target::Target::from_env(&chapter, stretch).unwrap_or_else(|err| panic!("{err}"));
     if let Err(report) = runner::check(&transcript, &target) {
         panic!("\n{report}");
     }

@@ -7,9 +7,15 @@
 //!   `MCP_BIN=/path/to/server`), for an instructor checking a student's build.
 //!
 //! The last two are compared frame by frame as JSON values (key order free).
+//!
+//! A chapter's stretch exercises are built in: the same crates, built with
+//! `--features stretch` (`cargo xtask check NN --stretch`, or
+//! `MCP_STRETCH=1`). Each build is linked to a path of its own, so a stretch
+//! build never replaces the binary the core scenarios run.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::fs;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -32,13 +38,15 @@ pub struct Target {
 }
 
 impl Target {
-    pub fn from_env(chapter: &Chapter) -> Result<Target, String> {
+    /// The target `MCP_BIN` or `MCP_TARGET` names; `stretch`: built with
+    /// the chapter's `stretch` feature (a stretch scenario).
+    pub fn from_env(chapter: &Chapter, stretch: bool) -> Result<Target, String> {
         if let Some(bin) = std::env::var_os("MCP_BIN").filter(|bin| !bin.is_empty()) {
             return Ok(Target::binary(PathBuf::from(bin), " (from MCP_BIN)"));
         }
         match std::env::var("MCP_TARGET").unwrap_or_default().as_str() {
-            "" | "solution" => Target::solution(chapter),
-            "starter" => Target::starter(chapter),
+            "" | "solution" => Target::built(chapter, Kind::Solution, stretch),
+            "starter" => Target::built(chapter, Kind::Starter, stretch),
             other => Err(format!(
                 "MCP_TARGET={other:?}: use `solution` or `starter` (or set MCP_BIN)"
             )),
@@ -46,8 +54,9 @@ impl Target {
     }
 
     /// The target a command line names: `--bin PATH`, `--starter`, or
-    /// `--solution`; `default` when it names none. Shared by every command
-    /// that runs a chapter's binary.
+    /// `--solution`; `default` when it names none; `--stretch` builds it with
+    /// the chapter's stretch exercises. Shared by every command that runs a
+    /// chapter's binary.
     pub fn from_args(args: &[String], chapter: &Chapter, default: Kind) -> Result<Target, String> {
         if let Some(index) = args.iter().position(|arg| arg == "--bin") {
             let path = PathBuf::from(args.get(index + 1).ok_or("--bin needs a path")?);
@@ -60,10 +69,7 @@ impl Target {
         } else {
             default
         };
-        match kind {
-            Kind::Starter => Target::starter(chapter),
-            _ => Target::solution(chapter),
-        }
+        Target::built(chapter, kind, args.iter().any(|arg| arg == "--stretch"))
     }
 
     /// Any binary, compared as JSON values; `source` says where it was named.
@@ -77,21 +83,31 @@ impl Target {
     }
 
     pub fn solution(chapter: &Chapter) -> Result<Target, String> {
-        let path = build(&chapter.solution_package())?;
-        Ok(Target {
-            kind: Kind::Solution,
-            path,
-            label: format!("solution solutions/{}", chapter.dir),
-        })
+        Target::built(chapter, Kind::Solution, false)
     }
 
     pub fn starter(chapter: &Chapter) -> Result<Target, String> {
-        let path = build(&chapter.starter_package())?;
-        Ok(Target {
-            kind: Kind::Starter,
-            path,
-            label: format!("your crate chapters/{}", chapter.dir),
-        })
+        Target::built(chapter, Kind::Starter, false)
+    }
+
+    /// The solution or the learner's starter (`kind`), built by cargo; with
+    /// `stretch`, built with the `stretch` feature.
+    pub fn built(chapter: &Chapter, kind: Kind, stretch: bool) -> Result<Target, String> {
+        let (package, mut label) = match kind {
+            Kind::Starter => (
+                chapter.starter_package(),
+                format!("your crate chapters/{}", chapter.dir),
+            ),
+            _ => (
+                chapter.solution_package(),
+                format!("solution solutions/{}", chapter.dir),
+            ),
+        };
+        if stretch {
+            label += " --features stretch";
+        }
+        let path = build_with(&package, &package, stretch)?;
+        Ok(Target { kind, path, label })
     }
 
     /// Solutions are the source of the golden files, so they must match them
@@ -122,11 +138,16 @@ pub fn forget_builds() {
 /// server is `replay-server` of `wire-tests`. A build error is shown in full
 /// once; every later caller gets one line that points to it.
 pub fn build_bin(package: &str, bin: &str) -> Result<PathBuf, String> {
+    build_with(package, bin, false)
+}
+
+/// [`build_bin`], with the `stretch` feature when `stretch` is set.
+fn build_with(package: &str, bin: &str, stretch: bool) -> Result<PathBuf, String> {
     let mut built = BUILT
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
     let built = built.get_or_insert_with(HashMap::new);
-    let key = format!("{package} {bin}");
+    let key = format!("{package} {bin}{}", if stretch { " stretch" } else { "" });
     if let Some(result) = built.get(&key) {
         return result.clone().map_err(|_| {
             format!(
@@ -134,7 +155,8 @@ pub fn build_bin(package: &str, bin: &str) -> Result<PathBuf, String> {
             )
         });
     }
-    let result = cargo_build(package, bin, false);
+    let result =
+        cargo_build(package, bin, false, stretch).and_then(|path| own_copy(&path, stretch));
     built.insert(key, result.clone());
     result
 }
@@ -157,10 +179,48 @@ pub fn build_release(package: &str) -> Result<PathBuf, String> {
 /// Builds binary `bin` of `package` in release mode: the benchmark's
 /// baseline is `plain-server` of `wire-tests`.
 pub fn build_release_bin(package: &str, bin: &str) -> Result<PathBuf, String> {
-    cargo_build(package, bin, true)
+    cargo_build(package, bin, true, false)
 }
 
-fn cargo_build(package: &str, bin: &str, release: bool) -> Result<PathBuf, String> {
+/// A link to a freshly built binary at a path of its own
+/// (`target/debug/wire-tests/core/NAME`, or `…/stretch/NAME`): cargo puts a
+/// package's binary at one path whatever its features, so the next build
+/// with other features would replace the file a running test uses. A hard
+/// link keeps this build's file as it is; it is not written, so no test
+/// can find it half-copied (a copy is the fallback where links fail).
+fn own_copy(built: &Path, stretch: bool) -> Result<PathBuf, String> {
+    let (Some(dir), Some(name)) = (built.parent(), built.file_name()) else {
+        return Ok(built.to_path_buf());
+    };
+    let dir = dir
+        .join("wire-tests")
+        .join(if stretch { "stretch" } else { "core" });
+    let link = dir.join(name);
+    // Linked under a name of this process, then renamed over the old link:
+    // another process running the old one never finds the path missing.
+    let mut temporary = name.to_os_string();
+    temporary.push(format!(".{}", std::process::id()));
+    let temporary = dir.join(temporary);
+    let linked = fs::create_dir_all(&dir)
+        .and_then(|()| match fs::remove_file(&temporary) {
+            Err(err) if err.kind() != std::io::ErrorKind::NotFound => Err(err),
+            _ => Ok(()),
+        })
+        .and_then(|()| {
+            fs::hard_link(built, &temporary).or_else(|_| fs::copy(built, &temporary).map(drop))
+        })
+        .and_then(|()| fs::rename(&temporary, &link));
+    linked.map_err(|err| {
+        format!(
+            "cannot link {} to {}: {err}",
+            built.display(),
+            link.display()
+        )
+    })?;
+    Ok(link)
+}
+
+fn cargo_build(package: &str, bin: &str, release: bool, stretch: bool) -> Result<PathBuf, String> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
     let show = SHOW_PROGRESS.load(Ordering::Relaxed);
     // JSON messages tell us where the binary landed, whatever CARGO_TARGET_DIR
@@ -169,6 +229,11 @@ fn cargo_build(package: &str, bin: &str, release: bool) -> Result<PathBuf, Strin
         .args(["build", "--package", package, "--bin", bin])
         .args(if show { None } else { Some("--quiet") })
         .args(release.then_some("--release"))
+        .args(if stretch {
+            &["--features", "stretch"][..]
+        } else {
+            &[]
+        })
         .arg("--message-format=json-render-diagnostics")
         .current_dir(course::root())
         .stderr(if show {
@@ -179,8 +244,9 @@ fn cargo_build(package: &str, bin: &str, release: bool) -> Result<PathBuf, Strin
         .output()
         .map_err(|err| format!("cannot run cargo: {err}"))?;
     if !output.status.success() {
+        let features = if stretch { " --features stretch" } else { "" };
         return Err(format!(
-            "`cargo build -p {package}` failed, so there is nothing to test yet{}",
+            "`cargo build -p {package}{features}` failed, so there is nothing to test yet{}",
             if show {
                 " (cargo's errors are above).".to_string()
             } else {

@@ -73,15 +73,22 @@ pub fn views_dir() -> PathBuf {
     course::root().join("book/src/generated/views")
 }
 
-/// Every view, for every transcript of every chapter.
+/// Every view, for every transcript of every chapter, stretch ones
+/// (`views/chNN/stretch/NAME.md`) included.
 pub fn files() -> Result<Vec<(PathBuf, String)>, String> {
     let mut files = Vec::new();
     for chapter in Chapter::all() {
-        for scenario in chapter.scenarios() {
+        for scenario in chapter
+            .scenarios()
+            .into_iter()
+            .chain(chapter.stretch_scenarios())
+        {
             let path = chapter.transcript_path(&scenario);
             let text = fs::read_to_string(&path)
                 .map_err(|err| format!("cannot read {}: {err}", path.display()))?;
-            let transcript = Transcript::parse(&path, &text).map_err(|err| err.to_string())?;
+            let mut transcript = Transcript::parse(&path, &text).map_err(|err| err.to_string())?;
+            // `stretch/NAME`: named by its path under the chapter's folder.
+            transcript.name = scenario.clone();
             files.push((
                 view_path(&chapter, &scenario),
                 render(&chapter, &transcript, &text),
@@ -866,9 +873,11 @@ pub fn render(chapter: &Chapter, transcript: &Transcript, raw: &str) -> String {
         out,
         "<details>\n<summary>The raw transcript, as the tests read it: \
          <code>tests/transcripts/{0}/{1}.wire</code></summary>\n\n\
-         ```text\n{{{{#include ../../../../../tests/transcripts/{0}/{1}.wire}}}}\n```\n\n</details>",
+         ```text\n{{{{#include {2}tests/transcripts/{0}/{1}.wire}}}}\n```\n\n</details>",
         chapter.id(),
-        transcript.name
+        transcript.name,
+        // From book/src/generated/views/chNN/, one more for a stretch's folder.
+        "../".repeat(5 + transcript.name.matches('/').count())
     );
     out
 }

@@ -38,10 +38,10 @@ fn chapter_pages_show_listings_without_answers_and_end_the_exercise_with_hints()
                 let file = path.split([':', '}']).next().unwrap_or_default();
                 let source = fs::read_to_string(course::root().join("solutions").join(file))
                     .unwrap_or_default();
-                if source.contains("// GAP(") {
+                if source.contains("// GAP(") || source.contains("// STRETCH(") {
                     problems.push(format!(
-                        "book/src/{sub_page} includes solutions/{file}, which has gaps: answers \
-                         and markers would show; include generated/listings/{file}.txt instead"
+                        "book/src/{sub_page} includes solutions/{file}, which has gaps or stretches: \
+                         answers and markers would show; include generated/listings/{file}.txt instead"
                     ));
                 }
             }

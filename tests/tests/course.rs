@@ -7,9 +7,9 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use wire_tests::course::{self, Chapter};
-use wire_tests::target::Target;
+use wire_tests::target::{Kind, Target};
 use wire_tests::transcript::Transcript;
-use wire_tests::{book, gaps, runner, starters};
+use wire_tests::{book, gaps, learner, runner, starters};
 
 /// Says something even when the test passes: libtest captures `print!` and
 /// `eprint!`, not a direct write to the process's stderr.
@@ -94,6 +94,90 @@ fn every_starter_fails_exactly_the_scenarios_of_its_gaps() {
         }
     }
     assert!(problems.is_empty(), "\n{}", problems.join("\n"));
+}
+
+/// Each stretch exercise `chNN/NAME` has its transcript
+/// `tests/transcripts/chNN/stretch/NAME.wire` and each such transcript a
+/// stretch; the solution without the `stretch` feature fails every stretch
+/// scenario (so each pins something only the stretch code does); and the
+/// starter builds with the feature, its stretches left to write.
+#[test]
+fn every_stretch_has_its_scenario_which_only_the_stretch_passes() {
+    let edited = starters::edited_chapters().unwrap();
+    let mut problems = Vec::new();
+    for chapter in Chapter::all() {
+        let stretches: BTreeSet<String> = gaps::stretches(&chapter)
+            .unwrap()
+            .into_iter()
+            .map(|stretch| course::stretch_scenario(&stretch.id))
+            .collect();
+        let scenarios: BTreeSet<String> = chapter.stretch_scenarios().into_iter().collect();
+        for missing in stretches.difference(&scenarios) {
+            problems.push(format!(
+                "a stretch of solutions/{} has no transcript tests/transcripts/{}/{missing}.wire",
+                chapter.dir,
+                chapter.id()
+            ));
+        }
+        for orphan in scenarios.difference(&stretches) {
+            problems.push(format!(
+                "tests/transcripts/{}/{orphan}.wire is the scenario of no STRETCH in solutions/{}",
+                chapter.id(),
+                chapter.dir
+            ));
+        }
+        if scenarios.is_empty() {
+            continue;
+        }
+        let core = Target::solution(&chapter).unwrap();
+        for scenario in &scenarios {
+            let transcript = Transcript::load(&chapter.transcript_path(scenario)).unwrap();
+            if runner::check(&transcript, &core).is_ok() {
+                problems.push(format!(
+                    "{}/{scenario} passes without the stretch feature: it pins nothing new",
+                    chapter.id()
+                ));
+            }
+        }
+        if !edited.contains(&chapter) {
+            if let Err(error) = Target::built(&chapter, Kind::Starter, true) {
+                problems.push(error);
+            }
+        }
+    }
+    assert!(problems.is_empty(), "\n{}", problems.join("\n"));
+}
+
+/// `cargo xtask check NN --stretch`: against the solution every stretch is
+/// written and passes; against an untouched starter the report says which
+/// stretch is not written yet.
+#[test]
+fn check_stretch_reports_each_stretch() {
+    let edited = starters::edited_chapters().unwrap();
+    for chapter in Chapter::all() {
+        let scenarios = chapter.stretch_scenarios();
+        if scenarios.is_empty() {
+            continue;
+        }
+        let solution = Target::built(&chapter, Kind::Solution, true).unwrap();
+        let check = learner::check(&chapter, Some(solution), &scenarios, true);
+        assert!(check.done(), "{}", learner::report(&check));
+        if edited.contains(&chapter) {
+            continue;
+        }
+        let check = learner::check(&chapter, None, &scenarios, true);
+        let summary = learner::summary(&check);
+        assert!(!check.done(), "{summary}");
+        for stretch in gaps::stretches(&chapter).unwrap() {
+            let line = format!("[ ] {}", stretch.id);
+            assert!(
+                summary.contains(&line) && summary.contains("not written yet"),
+                "{summary}"
+            );
+        }
+        // An untouched starter's core gaps come first.
+        assert!(learner::next_step(&check).contains("the stretches build on the core"));
+    }
 }
 
 /// `{{#include path:anchor}}` and `{{#rustdoc_include …}}` in a page.
@@ -196,7 +280,10 @@ fn every_transcript_points_at_a_book_section_that_exists() {
         if scenarios.is_empty() {
             problems.push(format!("{} has no transcripts", chapter.id()));
         }
-        for scenario in scenarios {
+        // A stretch's section is in the generated Exercise section the page includes.
+        let exercises =
+            fs::read_to_string(wire_tests::exercises::exercise_path(&chapter)).unwrap_or_default();
+        for scenario in scenarios.into_iter().chain(chapter.stretch_scenarios()) {
             let transcript = Transcript::load(&chapter.transcript_path(&scenario)).unwrap();
             let Some(book) = &transcript.book else {
                 problems.push(format!("{}/{scenario} has no `# book:` line", chapter.id()));
@@ -210,7 +297,12 @@ fn every_transcript_points_at_a_book_section_that_exists() {
                 ));
                 continue;
             };
-            if !heading_ids(&text).contains(section) {
+            let included = if scenario.starts_with(course::STRETCH) {
+                heading_ids(&exercises)
+            } else {
+                BTreeSet::new()
+            };
+            if !heading_ids(&text).contains(section) && !included.contains(section) {
                 problems.push(format!(
                     "{}/{scenario}: {page} has no heading with id #{section}",
                     chapter.id()
@@ -320,7 +412,11 @@ fn the_flush_section_exists() {
 fn every_negotiated_version_is_the_transcripts_revision() {
     let mut problems = Vec::new();
     for chapter in Chapter::all() {
-        for scenario in chapter.scenarios() {
+        for scenario in chapter
+            .scenarios()
+            .into_iter()
+            .chain(chapter.stretch_scenarios())
+        {
             let transcript = Transcript::load(&chapter.transcript_path(&scenario)).unwrap();
             let versions: Vec<(usize, String)> = negotiated_versions(&transcript);
             if versions.is_empty() {

@@ -1,7 +1,7 @@
 //! `cargo xtask hint NN [GAP]`: the hints of a gap, one tier per call.
 //!
 //! Without GAP it picks the first gap of the chapter that the learner has
-//! not written yet. Which tier each gap has shown is kept in
+//! not written yet; a stretch exercise's hints come when it is named. Which tier each gap has shown is kept in
 //! `.progress/hints` (ignored by git), one `chNN/gap tier` line per gap.
 
 use std::fs;
@@ -16,8 +16,11 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let chapter = Chapter::find(words.next().ok_or("usage: cargo xtask hint NN [GAP]")?)?;
     let all = gaps::gaps(&chapter)?;
     let n = format!("{:02}", chapter.number);
+    // A stretch's hints only when it is named: `hint 03 multiply`.
+    let mut named = all.clone();
+    named.extend(gaps::stretches(&chapter)?);
     let gap = match words.next() {
-        Some(name) => find_gap(&chapter, &all, name)?,
+        Some(name) => find_gap(&chapter, &named, name)?,
         None => match all.iter().find(|gap| !hints::is_written(&chapter, gap)) {
             Some(gap) => gap,
             None => {

@@ -21,10 +21,12 @@ fn usage(message: &str) -> ExitCode {
     ExitCode::from(2)
 }
 
-/// What `check NN [FILTER] [--solution | --bin PATH]` asks for.
+/// What `check NN [FILTER] [--stretch] [--solution | --bin PATH]` asks for.
 struct Request {
     chapter: Chapter,
     filter: Option<String>,
+    /// The chapter's stretch exercises instead of its core gaps.
+    stretch: bool,
     /// `None`: the learner's crate.
     target: Option<Target>,
 }
@@ -37,7 +39,7 @@ fn request(args: &[String]) -> Result<Request, String> {
             "--bin" => {
                 rest.next().ok_or("--bin needs a path")?;
             }
-            "--solution" | "--starter" => {}
+            "--solution" | "--starter" | "--stretch" => {}
             flag if flag.starts_with('-') => return Err(format!("unknown option {flag}")),
             word => words.push(word),
         }
@@ -52,7 +54,12 @@ fn request(args: &[String]) -> Result<Request, String> {
         return Err("give at most one scenario filter".to_string());
     }
     let chapter = Chapter::find(name)?;
-    learner::scenarios(&chapter, filter.first().copied())?;
+    let stretch = args.iter().any(|arg| arg == "--stretch");
+    if stretch {
+        learner::stretch_scenarios(&chapter, filter.first().copied())?;
+    } else {
+        learner::scenarios(&chapter, filter.first().copied())?;
+    }
     let target = if args.iter().any(|arg| arg == "--bin" || arg == "--solution") {
         Some(Target::from_args(args, &chapter, Kind::Solution)?)
     } else {
@@ -61,6 +68,7 @@ fn request(args: &[String]) -> Result<Request, String> {
     Ok(Request {
         chapter,
         filter: filter.first().map(|filter| filter.to_string()),
+        stretch,
         target,
     })
 }
@@ -74,16 +82,31 @@ fn chapter_list() -> String {
 }
 
 fn run_check(request: &Request) -> ChapterCheck {
-    let scenarios = learner::scenarios(&request.chapter, request.filter.as_deref())
-        .expect("checked when the request was read");
+    let filter = request.filter.as_deref();
+    let scenarios = if request.stretch {
+        learner::stretch_scenarios(&request.chapter, filter)
+    } else {
+        learner::scenarios(&request.chapter, filter)
+    }
+    .expect("checked when the request was read");
     eprintln!(
-        "building and checking chapter {:02}…",
-        request.chapter.number
+        "building and checking chapter {:02}{}…",
+        request.chapter.number,
+        if request.stretch {
+            "'s stretch exercises"
+        } else {
+            ""
+        }
     );
-    learner::check(&request.chapter, request.target.clone(), &scenarios)
+    learner::check(
+        &request.chapter,
+        request.target.clone(),
+        &scenarios,
+        request.stretch,
+    )
 }
 
-/// `check NN [FILTER] [--solution | --bin PATH]`.
+/// `check NN [FILTER] [--stretch] [--solution | --bin PATH]`.
 pub fn check(args: &[String]) -> ExitCode {
     let request = match request(args) {
         Ok(request) => request,
@@ -110,7 +133,7 @@ pub fn progress(args: &[String]) -> ExitCode {
     for chapter in Chapter::all() {
         eprintln!("checking chapter {:02}…", chapter.number);
         let scenarios = chapter.scenarios();
-        checks.push(learner::check(&chapter, None, &scenarios));
+        checks.push(learner::check(&chapter, None, &scenarios, false));
     }
     let (mut gaps_done, mut gaps_all, mut passed, mut scenarios) = (0, 0, 0, 0);
     println!();

@@ -26,12 +26,14 @@ usage: cargo xtask <command>     (NN: a chapter, written 3, 03 or ch03)
   check NN [FILTER] [--solution | --bin PATH]
                                your chapters/NN crate against the chapter's scenarios:
                                each gap's state, then the first failure in full
+  check NN --stretch [FILTER]  the chapter's stretch exercises instead (opt-in): your crate
+                               built with --features stretch, against their own scenarios
   watch NN [FILTER]            check again on every save
   progress                     every chapter's gaps and scenarios, and what to do next
   reset NN                     chapters/NN back to its starter (your files backed up first)
   run NN [--starter]           play chapter NN's tour and show every frame both ways
                                (hosts, from chapter 6: run their demo with --trace)
-  trace NN [--starter | --bin PATH]
+  trace NN [--starter | --bin PATH] [--stretch]
                                start chapter NN's server; type frames, see both ways
   diff NN                      your chapters/NN crate against the solution, gap by gap
   hint NN [GAP]                the next hint for a gap (the first one not written yet)
@@ -436,18 +438,29 @@ fn bless(args: &[String]) -> Result<(), String> {
         None => Chapter::all(),
     };
     for chapter in chapters {
-        let target = Target::solution(&chapter)?;
-        for scenario in chapter.scenarios() {
-            let path = chapter.transcript_path(&scenario);
-            let text = fs::read_to_string(&path).map_err(|err| err.to_string())?;
-            let transcript = Transcript::parse(&path, &text).map_err(|err| err.to_string())?;
-            if transcript.runner != "server" {
+        // The core scenarios against the solution; the stretch scenarios
+        // against it built with `--features stretch`.
+        let sets = [
+            (chapter.scenarios(), false),
+            (chapter.stretch_scenarios(), true),
+        ];
+        for (scenarios, stretch) in sets {
+            if scenarios.is_empty() {
                 continue;
             }
-            let blessed = runner::bless(&transcript, &text, &target.path)?;
-            if blessed != text {
-                fs::write(&path, blessed).map_err(|err| err.to_string())?;
-                println!("blessed {}/{scenario}", chapter.id());
+            let target = Target::built(&chapter, Kind::Solution, stretch)?;
+            for scenario in scenarios {
+                let path = chapter.transcript_path(&scenario);
+                let text = fs::read_to_string(&path).map_err(|err| err.to_string())?;
+                let transcript = Transcript::parse(&path, &text).map_err(|err| err.to_string())?;
+                if transcript.runner != "server" {
+                    continue;
+                }
+                let blessed = runner::bless(&transcript, &text, &target.path)?;
+                if blessed != text {
+                    fs::write(&path, blessed).map_err(|err| err.to_string())?;
+                    println!("blessed {}/{scenario}", chapter.id());
+                }
             }
         }
     }

@@ -35,6 +35,10 @@ fn main() -> ExitCode {
     // Locking once up front avoids taking the lock again for every line.
     let input = io::stdin().lock();
     let mut output = io::stdout().lock();
+    // STRETCH(ch01/lf-only): a line that ends in "\r\n" (a Windows client)
+    // goes back ending in "\n" alone: wrap `output` here in a writer of
+    // your own (below), under #[cfg(feature = "stretch")].
+    // END(ch01/lf-only)
     eprintln!("ch01-echo: ready, echoing stdin to stdout");
     match echo(input, &mut output) {
         Ok(lines) => {
@@ -69,3 +73,7 @@ fn echo(mut input: impl BufRead, output: &mut impl Write) -> io::Result<u64> {
     }
 }
 // ANCHOR_END: echo
+
+// STRETCH(ch01/lf-only): `LfOnly`, a `Write` that passes every write on, but
+// writes a line that ends in "\r\n" with "\n" only; `echo` works unchanged.
+// END(ch01/lf-only)

@@ -17,6 +17,11 @@ pub const SUPPORTED_PROTOCOL_VERSIONS: [&str; 2] = [LATEST_PROTOCOL_VERSION, "20
 pub struct Server {
     /// The revision agreed in `initialize`; `None` until then.
     protocol_version: Option<String>,
+    // STRETCH(ch02/used-ids): refuse a request whose id this session has
+    // already used, with -32600; in three places: a field of `Server`, its
+    // start in `new`, the check in `handle_line`; each under
+    // #[cfg(feature = "stretch")].
+    // END(ch02/used-ids)
 }
 
 // ANCHOR: initialize_params
@@ -41,6 +46,8 @@ impl Server {
     pub fn new() -> Server {
         Server {
             protocol_version: None,
+            // STRETCH(ch02/used-ids): no id is used yet.
+            // END(ch02/used-ids)
         }
     }
 
@@ -53,6 +60,9 @@ impl Server {
         match jsonrpc::parse(line) {
             Err(reply) => Some(self.for_revision(reply)),
             Ok(Message::Request { id, method, params }) => {
+                // STRETCH(ch02/used-ids): a reused id gets -32600, and the
+                // request is not run.
+                // END(ch02/used-ids)
                 Some(Reply::new(id, self.handle_request(&method, params)))
             }
             Ok(Message::Notification { method }) => {

@@ -8,7 +8,14 @@ use crate::jsonrpc::RpcError;
 
 // ANCHOR: list
 pub fn list() -> Value {
-    json!({ "tools": [add_definition()] })
+    let tools = [
+        add_definition(),
+        // STRETCH(ch03/multiply): a second tool, `multiply`, in three places:
+        // list it in `list` after `add`, call it in `call`, write it at the end of
+        // the file; put each piece under #[cfg(feature = "stretch")].
+        // END(ch03/multiply)
+    ];
+    json!({ "tools": tools })
 }
 
 /// What the model reads to decide whether and how to call `add`.
@@ -43,6 +50,9 @@ pub fn call(params: Option<Value>) -> Result<Value, RpcError> {
             Ok(sum) => tool_result(sum),
             Err(advice) => tool_error(advice),
         }),
+        // STRETCH(ch03/multiply): call `multiply` by its name; its answer
+        // is {"product": …}, its mistakes come back with isError like add's.
+        // END(ch03/multiply)
         _ => Err(RpcError::new(-32602, format!("Unknown tool: {name}"))),
     }
 }
@@ -130,3 +140,8 @@ fn describe(value: &Value) -> String {
     }
 }
 // ANCHOR_END: add
+
+// STRETCH(ch03/multiply): describe `multiply` (two numbers a and b, an output
+// {"product": …}) and compute it, refusing a product that may not be exact;
+// reuse `number` and `json_number`.
+// END(ch03/multiply)

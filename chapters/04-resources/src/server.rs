@@ -109,6 +109,11 @@ impl Server {
             "resources/list" => self.notes.list(params),
             "resources/templates/list" => self.notes.templates(params),
             "resources/read" => self.notes.read(params),
+            // STRETCH(ch04/subscribe): offer subscriptions: advertise
+            // "subscribe": true in `initialize`, and answer resources/subscribe
+            // and resources/unsubscribe in `handle_request` (not before
+            // initialize); each piece under #[cfg(feature = "stretch")].
+            // END(ch04/subscribe)
             // Anything else, `server/discover` included, is unknown here.
             _ => Err(RpcError::method_not_found(method)),
         }
@@ -141,11 +146,14 @@ impl Server {
         );
         let version = negotiate(&params.protocol_version);
         self.protocol_version = Some(version.to_string());
+        // Empty objects: "I have tools and resources", with no change
+        // notifications and no subscriptions.
+        let capabilities = json!({ "tools": {}, "resources": {} });
+        // STRETCH(ch04/subscribe): say that resources can be subscribed to.
+        // END(ch04/subscribe)
         Ok(json!({
             "protocolVersion": version,
-            // Empty objects: "I have tools and resources", with no change
-            // notifications and no subscriptions.
-            "capabilities": { "tools": {}, "resources": {} },
+            "capabilities": capabilities,
             "serverInfo": { "name": SERVER_NAME, "version": env!("CARGO_PKG_VERSION") },
         }))
     }
@@ -162,3 +170,7 @@ fn negotiate(requested: &str) -> &'static str {
         .unwrap_or(LATEST_PROTOCOL_VERSION)
 }
 // ANCHOR_END: negotiate
+
+// STRETCH(ch04/subscribe): `subscription`: a URI that names no resource is
+// refused as resources/read refuses it; any other gets the empty result.
+// END(ch04/subscribe)

@@ -216,3 +216,12 @@ fn incident_review(arguments: &BTreeMap<&str, &str>) -> Filled {
     (format!("Incident review for {service}"), messages)
 }
 // ANCHOR_END: incident_review
+
+// STRETCH(ch05/complete): suggest values for a prompt's argument, in three
+// places: `complete` here, which for a ref/prompt of PROMPTS and one of its
+// arguments answers the values that start with what the user typed (the
+// built-in note keys for explain_note's `key`; none for free text) and
+// -32602 for a prompt or argument that does not exist; in server.rs, the
+// "completions": {} capability and the method in `handle_request`; each
+// piece under #[cfg(feature = "stretch")].
+// END(ch05/complete)

@@ -113,6 +113,9 @@ impl Server {
             "resources/read" => self.notes.read(params),
             "prompts/list" => prompts::list(params),
             "prompts/get" => prompts::get(params, &self.notes),
+            // STRETCH(ch05/complete): answer completion/complete with
+            // `prompts::complete` (and, like the others, not before initialize).
+            // END(ch05/complete)
             // Anything else, `server/discover` included, is unknown here.
             _ => Err(RpcError::method_not_found(method)),
         }
@@ -145,11 +148,14 @@ impl Server {
         );
         let version = negotiate(&params.protocol_version);
         self.protocol_version = Some(version.to_string());
+        // Empty objects: "I have tools, resources and prompts", with no
+        // change notifications and no subscriptions.
+        let capabilities = json!({ "tools": {}, "resources": {}, "prompts": {} });
+        // STRETCH(ch05/complete): say that this server completes arguments.
+        // END(ch05/complete)
         Ok(json!({
             "protocolVersion": version,
-            // Empty objects: "I have tools, resources and prompts", with no
-            // change notifications and no subscriptions.
-            "capabilities": { "tools": {}, "resources": {}, "prompts": {} },
+            "capabilities": capabilities,
             "serverInfo": { "name": SERVER_NAME, "version": env!("CARGO_PKG_VERSION") },
         }))
     }

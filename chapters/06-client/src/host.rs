@@ -49,6 +49,12 @@ pub struct ConnectedServer {
     pub tools: Vec<Value>,
     pub resources: Vec<Value>,
     pub prompts: Vec<Value>,
+    // STRETCH(ch06/instructions): keep the server's `instructions` from the
+    // initialize result (they are optional) and print them in `list`, under
+    // the server's line; in four places: a field of `ConnectedServer`, its
+    // start in `connect`, `introduce`, and `print_catalogue` in main.rs; each
+    // under #[cfg(feature = "stretch")].
+    // END(ch06/instructions)
 }
 
 pub struct Host {
@@ -151,6 +157,8 @@ impl ConnectedServer {
             tools: Vec::new(),
             resources: Vec::new(),
             prompts: Vec::new(),
+            // STRETCH(ch06/instructions): none until the handshake.
+            // END(ch06/instructions)
         };
         match server.introduce().await {
             Ok(()) => Ok(server),
@@ -166,6 +174,8 @@ impl ConnectedServer {
     async fn introduce(&mut self) -> Result<(), String> {
         let result = handshake(&self.connection).await?;
         self.info = result["serverInfo"].clone();
+        // STRETCH(ch06/instructions): a string, when the server sent one.
+        // END(ch06/instructions)
         let capabilities = &result["capabilities"];
         let connection = &self.connection;
         if capabilities.get("tools").is_some() {

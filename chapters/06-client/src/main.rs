@@ -149,6 +149,8 @@ fn print_catalogue(host: &Host) {
             info["name"].as_str().unwrap_or("?"),
             info["version"].as_str().unwrap_or("?")
         );
+        // STRETCH(ch06/instructions): `  instructions: …`, when there are some.
+        // END(ch06/instructions)
     }
     let tools = host.tools();
     println!("tools ({}):", tools.len());

@@ -142,6 +142,10 @@ fn read_reply(reply: &Value) -> Result<Vec<Value>, String> {
              incomplete, so none was run"
         ));
     }
+    // STRETCH(ch07/refusal): a reply whose stop_reason is "refusal" is no
+    // answer: stop with an error that says the model declined, under
+    // #[cfg(feature = "stretch")].
+    // END(ch07/refusal)
     Ok(calls)
 }
 // ANCHOR_END: show

@@ -166,6 +166,11 @@ fn check_skills(entries: &[(PathBuf, Entry)]) -> ExitCode {
     let skills: Vec<Skill> = skills::valid_skills(entries).cloned().collect();
     let catalogue = tokens::count(&skills::catalogue(&skills));
     println!("catalogue: {catalogue} tokens (cl100k_base)");
+    // STRETCH(ch08/skill-cost): under the catalogue line, one line per valid
+    // skill: what its catalogue entry adds to every request (the catalogue
+    // with it, less the catalogue without it) and what loading it costs
+    // (the Skill tool's answer); under #[cfg(feature = "stretch")].
+    // END(ch08/skill-cost)
     if all_loaded {
         ExitCode::SUCCESS
     } else {

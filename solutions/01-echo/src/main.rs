@@ -35,6 +35,12 @@ fn main() -> ExitCode {
     // Locking once up front avoids taking the lock again for every line.
     let input = io::stdin().lock();
     let mut output = io::stdout().lock();
+    // STRETCH(ch01/lf-only): a line that ends in "\r\n" (a Windows client)
+    // goes back ending in "\n" alone: wrap `output` here in a writer of
+    // your own (below), under #[cfg(feature = "stretch")].
+    #[cfg(feature = "stretch")]
+    let mut output = LfOnly(&mut output);
+    // END(ch01/lf-only)
     eprintln!("ch01-echo: ready, echoing stdin to stdout");
     match echo(input, &mut output) {
         Ok(lines) => {
@@ -76,3 +82,30 @@ fn echo(mut input: impl BufRead, output: &mut impl Write) -> io::Result<u64> {
     }
 }
 // ANCHOR_END: echo
+
+// STRETCH(ch01/lf-only): `LfOnly`, a `Write` that passes every write on, but
+// writes a line that ends in "\r\n" with "\n" only; `echo` works unchanged.
+/// Wraps a writer so that `echo` sends "\n"-ended lines, whatever line
+/// ending the client used. `echo` writes each line with one `write_all`, so
+/// every line's ending arrives at the end of one `buf`.
+#[cfg(feature = "stretch")]
+struct LfOnly<W: Write>(W);
+
+#[cfg(feature = "stretch")]
+impl<W: Write> Write for LfOnly<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match buf.strip_suffix(b"\r\n") {
+            Some(line) => {
+                self.0.write_all(line)?;
+                self.0.write_all(b"\n")?;
+                Ok(buf.len()) // All of `buf` is dealt with, the \r included.
+            }
+            None => self.0.write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.0.flush()
+    }
+}
+// END(ch01/lf-only)

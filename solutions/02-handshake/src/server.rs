@@ -17,6 +17,14 @@ pub const SUPPORTED_PROTOCOL_VERSIONS: [&str; 2] = [LATEST_PROTOCOL_VERSION, "20
 pub struct Server {
     /// The revision agreed in `initialize`; `None` until then.
     protocol_version: Option<String>,
+    // STRETCH(ch02/used-ids): refuse a request whose id this session has
+    // already used, with -32600; in three places: a field of `Server`, its
+    // start in `new`, the check in `handle_line`; each under
+    // #[cfg(feature = "stretch")].
+    /// Every request id seen so far, as JSON text: `1` and `"1"` differ.
+    #[cfg(feature = "stretch")]
+    used_ids: std::collections::HashSet<String>,
+    // END(ch02/used-ids)
 }
 
 // ANCHOR: initialize_params
@@ -41,6 +49,10 @@ impl Server {
     pub fn new() -> Server {
         Server {
             protocol_version: None,
+            // STRETCH(ch02/used-ids): no id is used yet.
+            #[cfg(feature = "stretch")]
+            used_ids: std::collections::HashSet::new(),
+            // END(ch02/used-ids)
         }
     }
 
@@ -53,6 +65,16 @@ impl Server {
         match jsonrpc::parse(line) {
             Err(reply) => Some(self.for_revision(reply)),
             Ok(Message::Request { id, method, params }) => {
+                // STRETCH(ch02/used-ids): a reused id gets -32600, and the
+                // request is not run.
+                #[cfg(feature = "stretch")]
+                if !self.used_ids.insert(id.to_string()) {
+                    let error = RpcError::invalid_request(format!(
+                        "request id {id} was already used in this session"
+                    ));
+                    return Some(Reply::new(id, Err(error)));
+                }
+                // END(ch02/used-ids)
                 Some(Reply::new(id, self.handle_request(&method, params)))
             }
             Ok(Message::Notification { method }) => {

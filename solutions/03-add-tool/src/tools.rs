@@ -8,7 +8,16 @@ use crate::jsonrpc::RpcError;
 
 // ANCHOR: list
 pub fn list() -> Value {
-    json!({ "tools": [add_definition()] })
+    let tools = [
+        add_definition(),
+        // STRETCH(ch03/multiply): a second tool, `multiply`, in three places:
+        // list it in `list` after `add`, call it in `call`, write it at the end of
+        // the file; put each piece under #[cfg(feature = "stretch")].
+        #[cfg(feature = "stretch")]
+        multiply_definition(),
+        // END(ch03/multiply)
+    ];
+    json!({ "tools": tools })
 }
 
 /// What the model reads to decide whether and how to call `add`.
@@ -60,6 +69,14 @@ pub fn call(params: Option<Value>) -> Result<Value, RpcError> {
             Ok(sum) => tool_result(sum),
             Err(advice) => tool_error(advice),
         }),
+        // STRETCH(ch03/multiply): call `multiply` by its name; its answer
+        // is {"product": …}, its mistakes come back with isError like add's.
+        #[cfg(feature = "stretch")]
+        "multiply" => Ok(match multiply(&arguments) {
+            Ok(product) => multiply_result(product),
+            Err(advice) => tool_error(advice),
+        }),
+        // END(ch03/multiply)
         _ => Err(RpcError::new(-32602, format!("Unknown tool: {name}"))),
     }
 }
@@ -165,3 +182,57 @@ fn describe(value: &Value) -> String {
     }
 }
 // ANCHOR_END: add
+
+// STRETCH(ch03/multiply): describe `multiply` (two numbers a and b, an output
+// {"product": …}) and compute it, refusing a product that may not be exact;
+// reuse `number` and `json_number`.
+#[cfg(feature = "stretch")]
+fn multiply_definition() -> Value {
+    json!({
+        "name": "multiply",
+        "title": "Multiply two numbers",
+        "description": "Multiplies two numbers and returns their product.",
+        "inputSchema": {
+            "type": "object",
+            "properties": {
+                "a": { "type": "number", "description": "The first factor" },
+                "b": { "type": "number", "description": "The second factor" },
+            },
+            "required": ["a", "b"],
+            "additionalProperties": false,
+        },
+        "outputSchema": {
+            "type": "object",
+            "properties": { "product": { "type": "number", "description": "a * b" } },
+            "required": ["product"],
+        },
+    })
+}
+
+#[cfg(feature = "stretch")]
+fn multiply(arguments: &Map<String, Value>) -> Result<Value, String> {
+    if let Some(unknown) = arguments.keys().find(|key| *key != "a" && *key != "b") {
+        return Err(format!(
+            "Unknown argument \"{unknown}\": multiply takes exactly two numbers, a and b."
+        ));
+    }
+    let product = number(arguments, "a")? * number(arguments, "b")?;
+    if product.abs() > MAX_SAFE_INTEGER {
+        return Err(format!(
+            "The product is beyond {MAX_SAFE_INTEGER} in size, where it may not be exact; \
+             use smaller numbers."
+        ));
+    }
+    Ok(json_number(product))
+}
+
+#[cfg(feature = "stretch")]
+fn multiply_result(product: Value) -> Value {
+    let structured = json!({ "product": product });
+    json!({
+        "content": [{ "type": "text", "text": structured.to_string() }],
+        "structuredContent": structured,
+        "isError": false,
+    })
+}
+// END(ch03/multiply)

@@ -109,6 +109,19 @@ impl Server {
             "resources/list" => self.notes.list(params),
             "resources/templates/list" => self.notes.templates(params),
             "resources/read" => self.notes.read(params),
+            // STRETCH(ch04/subscribe): offer subscriptions: advertise
+            // "subscribe": true in `initialize`, and answer resources/subscribe
+            // and resources/unsubscribe in `handle_request` (not before
+            // initialize); each piece under #[cfg(feature = "stretch")].
+            #[cfg(feature = "stretch")]
+            "resources/subscribe" | "resources/unsubscribe" if !initialized => Err(
+                RpcError::invalid_request("the server is not initialized; send initialize first"),
+            ),
+            #[cfg(feature = "stretch")]
+            "resources/subscribe" | "resources/unsubscribe" => {
+                subscription(method, params, &self.notes)
+            }
+            // END(ch04/subscribe)
             // Anything else, `server/discover` included, is unknown here.
             _ => Err(RpcError::method_not_found(method)),
         }
@@ -141,11 +154,20 @@ impl Server {
         );
         let version = negotiate(&params.protocol_version);
         self.protocol_version = Some(version.to_string());
+        // Empty objects: "I have tools and resources", with no change
+        // notifications and no subscriptions.
+        let capabilities = json!({ "tools": {}, "resources": {} });
+        // STRETCH(ch04/subscribe): say that resources can be subscribed to.
+        #[cfg(feature = "stretch")]
+        let capabilities = {
+            let mut capabilities = capabilities;
+            capabilities["resources"]["subscribe"] = json!(true);
+            capabilities
+        };
+        // END(ch04/subscribe)
         Ok(json!({
             "protocolVersion": version,
-            // Empty objects: "I have tools and resources", with no change
-            // notifications and no subscriptions.
-            "capabilities": { "tools": {}, "resources": {} },
+            "capabilities": capabilities,
             "serverInfo": { "name": SERVER_NAME, "version": env!("CARGO_PKG_VERSION") },
         }))
     }
@@ -162,3 +184,22 @@ fn negotiate(requested: &str) -> &'static str {
         .unwrap_or(LATEST_PROTOCOL_VERSION)
 }
 // ANCHOR_END: negotiate
+
+// STRETCH(ch04/subscribe): `subscription`: a URI that names no resource is
+// refused as resources/read refuses it; any other gets the empty result.
+/// `resources/subscribe` or `resources/unsubscribe` for `params.uri`. These
+/// notes do not change while the server runs, so no
+/// `notifications/resources/updated` ever follows: the answer is the promise.
+#[cfg(feature = "stretch")]
+fn subscription(method: &str, params: Option<Value>, notes: &Notes) -> Result<Value, RpcError> {
+    let uri = params
+        .as_ref()
+        .and_then(|params| params.get("uri"))
+        .and_then(Value::as_str)
+        .ok_or_else(|| RpcError::invalid_params(format!("{method} needs a uri")))?;
+    // Reading it is the one check of "names a resource" this server has.
+    notes.read(Some(json!({ "uri": uri })))?;
+    eprintln!("{SERVER_NAME}: {method} {uri}");
+    Ok(json!({}))
+}
+// END(ch04/subscribe)

@@ -266,3 +266,45 @@ fn incident_review(arguments: &BTreeMap<&str, &str>) -> Filled {
     (format!("Incident review for {service}"), messages)
 }
 // ANCHOR_END: incident_review
+
+// STRETCH(ch05/complete): suggest values for a prompt's argument, in three
+// places: `complete` here, which for a ref/prompt of PROMPTS and one of its
+// arguments answers the values that start with what the user typed (the
+// built-in note keys for explain_note's `key`; none for free text) and
+// -32602 for a prompt or argument that does not exist; in server.rs, the
+// "completions": {} capability and the method in `handle_request`; each
+// piece under #[cfg(feature = "stretch")].
+/// `completion/complete` for a prompt's argument: what the user may mean,
+/// given what they typed so far. Free-text arguments get no suggestions.
+#[cfg(feature = "stretch")]
+pub fn complete(params: Option<Value>) -> Result<Value, RpcError> {
+    let params = params.unwrap_or_default();
+    let (kind, name) = (&params["ref"]["type"], &params["ref"]["name"]);
+    let (argument, typed) = (&params["argument"]["name"], &params["argument"]["value"]);
+    if kind != "ref/prompt" {
+        return Err(RpcError::invalid_params(format!(
+            "this server completes prompt arguments only (ref.type \"ref/prompt\"), not {kind}"
+        )));
+    }
+    let prompt = PROMPTS
+        .iter()
+        .find(|prompt| *name == prompt.name)
+        .ok_or_else(|| RpcError::invalid_params(format!("unknown prompt {name}")))?;
+    if !prompt.arguments.iter().any(|known| *argument == known.name) {
+        return Err(RpcError::invalid_params(format!(
+            "prompt {name} has no argument {argument}"
+        )));
+    }
+    let typed = typed.as_str().unwrap_or_default();
+    let values: Vec<String> = match (prompt.name, argument.as_str()) {
+        ("explain_note", Some("key")) => crate::notes::builtin_entries()
+            .into_iter()
+            .map(|entry| entry.name)
+            .filter(|key| key.starts_with(typed))
+            .collect(),
+        _ => Vec::new(),
+    };
+    // The spec allows at most 100 values in one answer; the notes are fewer.
+    Ok(json!({ "completion": { "values": values, "total": values.len(), "hasMore": false } }))
+}
+// END(ch05/complete)

@@ -113,6 +113,15 @@ impl Server {
             "resources/read" => self.notes.read(params),
             "prompts/list" => prompts::list(params),
             "prompts/get" => prompts::get(params, &self.notes),
+            // STRETCH(ch05/complete): answer completion/complete with
+            // `prompts::complete` (and, like the others, not before initialize).
+            #[cfg(feature = "stretch")]
+            "completion/complete" if !initialized => Err(RpcError::invalid_request(
+                "the server is not initialized; send initialize first",
+            )),
+            #[cfg(feature = "stretch")]
+            "completion/complete" => prompts::complete(params),
+            // END(ch05/complete)
             // Anything else, `server/discover` included, is unknown here.
             _ => Err(RpcError::method_not_found(method)),
         }
@@ -145,11 +154,20 @@ impl Server {
         );
         let version = negotiate(&params.protocol_version);
         self.protocol_version = Some(version.to_string());
+        // Empty objects: "I have tools, resources and prompts", with no
+        // change notifications and no subscriptions.
+        let capabilities = json!({ "tools": {}, "resources": {}, "prompts": {} });
+        // STRETCH(ch05/complete): say that this server completes arguments.
+        #[cfg(feature = "stretch")]
+        let capabilities = {
+            let mut capabilities = capabilities;
+            capabilities["completions"] = json!({});
+            capabilities
+        };
+        // END(ch05/complete)
         Ok(json!({
             "protocolVersion": version,
-            // Empty objects: "I have tools, resources and prompts", with no
-            // change notifications and no subscriptions.
-            "capabilities": { "tools": {}, "resources": {}, "prompts": {} },
+            "capabilities": capabilities,
             "serverInfo": { "name": SERVER_NAME, "version": env!("CARGO_PKG_VERSION") },
         }))
     }

@@ -49,6 +49,16 @@ pub struct ConnectedServer {
     pub tools: Vec<Value>,
     pub resources: Vec<Value>,
     pub prompts: Vec<Value>,
+    // STRETCH(ch06/instructions): keep the server's `instructions` from the
+    // initialize result (they are optional) and print them in `list`, under
+    // the server's line; in four places: a field of `ConnectedServer`, its
+    // start in `connect`, `introduce`, and `print_catalogue` in main.rs; each
+    // under #[cfg(feature = "stretch")].
+    /// How to use the server, in its own words: text a host may add to the
+    /// model's system prompt.
+    #[cfg(feature = "stretch")]
+    pub instructions: Option<String>,
+    // END(ch06/instructions)
 }
 
 pub struct Host {
@@ -159,6 +169,10 @@ impl ConnectedServer {
             tools: Vec::new(),
             resources: Vec::new(),
             prompts: Vec::new(),
+            // STRETCH(ch06/instructions): none until the handshake.
+            #[cfg(feature = "stretch")]
+            instructions: None,
+            // END(ch06/instructions)
         };
         match server.introduce().await {
             Ok(()) => Ok(server),
@@ -174,6 +188,12 @@ impl ConnectedServer {
     async fn introduce(&mut self) -> Result<(), String> {
         let result = handshake(&self.connection).await?;
         self.info = result["serverInfo"].clone();
+        // STRETCH(ch06/instructions): a string, when the server sent one.
+        #[cfg(feature = "stretch")]
+        {
+            self.instructions = result["instructions"].as_str().map(str::to_string);
+        }
+        // END(ch06/instructions)
         let capabilities = &result["capabilities"];
         let connection = &self.connection;
         if capabilities.get("tools").is_some() {

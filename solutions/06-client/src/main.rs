@@ -149,6 +149,12 @@ fn print_catalogue(host: &Host) {
             info["name"].as_str().unwrap_or("?"),
             info["version"].as_str().unwrap_or("?")
         );
+        // STRETCH(ch06/instructions): `  instructions: …`, when there are some.
+        #[cfg(feature = "stretch")]
+        if let Some(instructions) = &server.instructions {
+            println!("  instructions: {instructions}");
+        }
+        // END(ch06/instructions)
     }
     let tools = host.tools();
     println!("tools ({}):", tools.len());

@@ -172,6 +172,16 @@ fn read_reply(reply: &Value) -> Result<Vec<Value>, String> {
              incomplete, so none was run"
         ));
     }
+    // STRETCH(ch07/refusal): a reply whose stop_reason is "refusal" is no
+    // answer: stop with an error that says the model declined, under
+    // #[cfg(feature = "stretch")].
+    #[cfg(feature = "stretch")]
+    if stop == "refusal" {
+        return Err("the model declined to answer (stop_reason refusal); \
+                    a host would tell the user, or ask another model"
+            .to_string());
+    }
+    // END(ch07/refusal)
     Ok(calls)
 }
 // ANCHOR_END: show
