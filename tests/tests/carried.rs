@@ -83,7 +83,9 @@ fn comparable(text: &str) -> String {
         .next_if(|line| line.starts_with("//!") && line.trim() != "//!")
         .is_some()
     {}
-    lines.map(|line| format!("{line}\n")).collect()
+    // A stretch at the end of a file leaves the blank line before it behind.
+    let text: String = lines.map(|line| format!("{line}\n")).collect();
+    format!("{}\n", text.trim_end())
 }
 
 /// `solutions/NN-slug/FILE`, relative to the root, and its text.
