@@ -111,7 +111,7 @@ pub async fn run(
         // Every call of the reply runs at the same time; the results come
         // back in the order the model asked for them.
         let slots = Semaphore::new(harness.max_concurrent);
-        let runs: Vec<Pin<Box<dyn Future<Output = (Value, Vec<String>)>>>> = calls
+        let runs: Vec<Run<'_>> = calls
             .iter()
             .map(|call| Box::pin(run_tool(harness, context, call, &slots)) as Pin<Box<_>>)
             .collect();
@@ -130,6 +130,9 @@ pub async fn run(
 // ANCHOR_END: agent_loop
 
 // ANCHOR: join_all
+/// One tool call under way: its `tool_result` block and its lines, later.
+type Run<'a> = Pin<Box<dyn Future<Output = (Value, Vec<String>)> + 'a>>;
+
 /// Runs the futures at the same time, on this one task, and returns their
 /// outputs in the order given: each poll polls every unfinished one.
 async fn join_all<'a, T>(mut runs: Vec<Pin<Box<dyn Future<Output = T> + 'a>>>) -> Vec<T> {

@@ -153,7 +153,7 @@ pub fn print_delegation() {
     // Delegated: the parent asks once, gets the summary, and answers.
     let parent_tools = [
         search_tool(),
-        delegate::definition(&[reader.clone()]).unwrap_or_default(),
+        delegate::definition(std::slice::from_ref(&reader)).unwrap_or_default(),
     ];
     let input = json!({ "description": "Read the retry notes", "prompt": QUESTION,
                         "subagent_type": reader.name });
