@@ -167,18 +167,14 @@ pub fn print_delegation() {
         }
     }
     let subagent = reading(&reader.prompt, &[search_tool()], 2);
-    println!(
-        "A question that reads {NOTES_READ} notes (each about {} tokens).",
-        { tokens::count(&[PARAGRAPH; 6].join("\n\n")) }
-    );
+    let note = tokens::count(&[PARAGRAPH; 6].join("\n\n"));
+    println!("A question that reads {NOTES_READ} notes (each about {note} tokens).");
     println!();
     println!("| turn | main context: parent's request | delegated: parent's request |");
     println!("| ---: | ---: | ---: |");
-    for turn in 0..in_place.len() {
-        let parent = delegated
-            .get(turn)
-            .map_or("-".to_string(), |t| t.to_string());
-        println!("| {} | {} | {parent} |", turn + 1, in_place[turn]);
+    for (turn, main) in in_place.iter().enumerate() {
+        let parent = delegated.get(turn).map_or("-".into(), usize::to_string);
+        println!("| {} | {main} | {parent} |", turn + 1);
     }
     let main_total: usize = in_place.iter().sum();
     let parent_total: usize = delegated.iter().sum();
