@@ -258,13 +258,15 @@ fn model_exchanges(transcript: &Transcript) -> BTreeMap<Option<String>, Vec<Exch
     let mut contexts: BTreeMap<Option<String>, Vec<Exchange>> = BTreeMap::new();
     for frame in &transcript.frames {
         match frame.direction {
-            Direction::HostToModel => contexts
-                .entry(frame.channel.clone())
-                .or_default()
-                .push(Exchange {
-                    request: frame.clone(),
-                    reply: None,
-                }),
+            Direction::HostToModel => {
+                contexts
+                    .entry(frame.channel.clone())
+                    .or_default()
+                    .push(Exchange {
+                        request: frame.clone(),
+                        reply: None,
+                    })
+            }
             Direction::ModelToHost => {
                 let exchanges = contexts.entry(frame.channel.clone()).or_default();
                 if let Some(last) = exchanges.last_mut() {
@@ -481,7 +483,9 @@ impl Script {
             .iter()
             .filter_map(|(context, exchanges)| {
                 let index = state.next.get(context).copied().unwrap_or(0);
-                exchanges.get(index).map(|exchange| (context, index, exchange))
+                exchanges
+                    .get(index)
+                    .map(|exchange| (context, index, exchange))
             })
             .collect();
         let matched = heads.iter().find(|(_, _, exchange)| {
@@ -495,7 +499,8 @@ impl Script {
         if index == 0 && self.together.contains(&name) {
             state.waiting.insert(name);
             self.arrived.notify_all();
-            let all_here = |state: &mut State| self.together.iter().all(|c| state.waiting.contains(c));
+            let all_here =
+                |state: &mut State| self.together.iter().all(|c| state.waiting.contains(c));
             let (state, _) = self
                 .arrived
                 .wait_timeout_while(state, TOGETHER_WAIT, |state| !all_here(state))

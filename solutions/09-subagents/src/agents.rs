@@ -120,7 +120,8 @@ pub fn read_agent(path: &Path, skill_names: &[&str]) -> Result<Agent, String> {
     if !text.starts_with("---") {
         return Err("an agent file starts with a --- line, then its frontmatter".into());
     }
-    let (fields, prompt) = skills::parse_skill_md(&text)?;
+    let (fields, prompt) =
+        skills::parse_skill_md(&text).map_err(|rule| format!("frontmatter: {rule}"))?;
     let field = |name: &str| fields.iter().find(|(key, _)| key == name).map(|(_, v)| v);
     // GAP(ch09/validate): name (required: lowercase letters and hyphens,
     // not starting with a hyphen), description (required, non-empty),

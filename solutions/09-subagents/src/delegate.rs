@@ -90,11 +90,12 @@ pub async fn run(
         .iter()
         .filter_map(|t| t["name"].as_str())
         .collect();
-    log.say(format!(
-        "subagent {}, tools: {}",
-        agent.name,
+    let names = if names.is_empty() {
+        "none".to_string()
+    } else {
         names.join(" ")
-    ));
+    };
+    log.say(format!("subagent {}, tools: {names}", agent.name));
     // The loop calls this function, which calls the loop: a future that
     // holds itself needs a box.
     let outcome = Box::pin(agent::run(harness, &context, prompt, &mut log)).await;
