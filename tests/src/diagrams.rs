@@ -30,6 +30,7 @@ pub const SEQUENCES: &[(&str, &str)] = &[
     ("ch06", "two_servers"),
     ("ch07", "tour"),
     ("ch08", "tour"),
+    ("ch09", "tour"),
 ];
 
 /// The transcripts whose parties make the introduction's picture of a host,
