@@ -40,7 +40,11 @@ fn scratch(name: &str) -> PathBuf {
 #[test]
 fn the_chapters_example_agents_are_valid() {
     ch09()
-        .args(["--check-agents", "--agents", "solutions/09-subagents/agents"])
+        .args([
+            "--check-agents",
+            "--agents",
+            "solutions/09-subagents/agents",
+        ])
         .assert()
         .success()
         .stdout("ok arithmetic-checker\nok mcp-debugger\n");
@@ -94,7 +98,9 @@ fn a_missing_folder_is_a_usage_error() {
         .assert()
         .code(2)
         .stdout("")
-        .stderr(predicate::str::contains("--agents no/such/folder: no such folder"));
+        .stderr(predicate::str::contains(
+            "--agents no/such/folder: no such folder",
+        ));
 }
 
 #[test]
@@ -114,7 +120,9 @@ fn max_concurrent_zero_is_a_usage_error() {
 fn together_fails_a_host_that_runs_subagents_one_after_the_other() {
     let path = course::root().join("tests/transcripts/ch09/tour.wire");
     let mut transcript = Transcript::load(&path).unwrap();
-    transcript.args.splice(0..0, ["--max-concurrent".into(), "1".into()]);
+    transcript
+        .args
+        .splice(0..0, ["--max-concurrent".into(), "1".into()]);
     let solution = Target::solution(&chapter()).unwrap();
     let report = client_runner::check(&transcript, &solution).unwrap_err();
     assert!(
