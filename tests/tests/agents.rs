@@ -130,3 +130,66 @@ fn together_fails_a_host_that_runs_subagents_one_after_the_other() {
         "{report}"
     );
 }
+
+/// Chapter 3's server, built, as a `--server` argument.
+fn add_server() -> String {
+    let server = target::build(&Chapter::find("03").unwrap().solution_package()).unwrap();
+    format!("add={}", server.display())
+}
+
+#[test]
+fn the_demo_delegates_two_tasks_and_labels_each_contexts_turns() {
+    // The demo starts chapter 3's server with `cargo run`: build it first.
+    add_server();
+    let output = ch09()
+        .env_remove("WIRE_MODEL")
+        .env_remove("ANTHROPIC_API_KEY")
+        .env("ANTHROPIC_BASE_URL", "http://127.0.0.1:9")
+        .current_dir(std::env::temp_dir())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "the demo failed:\n{stdout}");
+    // Each subagent's lines come as one block, labelled, before the
+    // result its parent prints for the call, and in the order asked.
+    let lines: Vec<&str> = stdout.lines().collect();
+    let at = |text: &str| lines.iter().position(|line| line.starts_with(text));
+    let order = [
+        at("  [toolu_01] subagent arithmetic-checker"),
+        at("  [toolu_01] answer: 2 + 3 = 5"),
+        at("  tool Agent {\"description\":\"Check 2 + 3\""),
+        at("  [toolu_02] subagent arithmetic-checker"),
+        at("  [toolu_02] answer: 10 + 20 = 30"),
+        at("  tool Agent {\"description\":\"Check 10 + 20\""),
+        at("answer: 2 + 3 = 5 and 10 + 20 = 30"),
+    ];
+    assert!(
+        order.iter().all(Option::is_some) && order.is_sorted(),
+        "unexpected demo output:\n{stdout}"
+    );
+}
+
+/// Chapter 7's and chapter 8's scripts (one list of replies, no
+/// `subagents`) still drive chapter 9's loop: the main context's queue.
+#[test]
+fn chapter_7_and_8_scripts_still_load() {
+    for (script, skills, answer) in [
+        (
+            "solutions/07-agent-loop/scripts/add.json",
+            "solutions/08-skills/skills",
+            "answer: 2 + 3 = 5, and 10 + 20 = 30.",
+        ),
+        (
+            "solutions/08-skills/scripts/skills.json",
+            "solutions/08-skills/skills",
+            "answer: -32602 is Invalid params",
+        ),
+    ] {
+        ch09()
+            .args(["--server", &add_server(), "--script", script])
+            .args(["--skills", skills])
+            .assert()
+            .success()
+            .stdout(predicate::str::contains(answer));
+    }
+}
