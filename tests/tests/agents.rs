@@ -72,6 +72,23 @@ fn one_invalid_file_makes_exit_status_1_and_names_the_file_and_reason() {
 }
 
 #[test]
+fn a_name_may_hold_digits_as_in_claude_codes_example() {
+    let dir = scratch("digits");
+    std::fs::write(
+        dir.join("reviewer-v2.md"),
+        "---\nname: reviewer-v2\ndescription: Reviews.\n---\nBody.\n",
+    )
+    .unwrap();
+    ch09()
+        .args(["--check-agents", "--agents"])
+        .arg(&dir)
+        .assert()
+        .success()
+        .stdout("ok reviewer-v2\n");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn files_in_subfolders_load_and_other_files_are_not_agents() {
     let dir = scratch("subfolders");
     std::fs::create_dir_all(dir.join("team")).unwrap();

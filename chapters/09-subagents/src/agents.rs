@@ -9,6 +9,9 @@ use std::path::{Path, PathBuf};
 
 use crate::skills::{self, Yaml};
 
+/// The longest name Claude Code loads.
+const MAX_NAME: usize = 256;
+
 /// A valid agent definition, as the harness keeps it.
 #[derive(Clone, Debug)]
 pub struct Agent {
@@ -123,11 +126,12 @@ pub fn read_agent(path: &Path, skill_names: &[&str]) -> Result<Agent, String> {
     let (fields, prompt) =
         skills::parse_skill_md(&text).map_err(|rule| format!("frontmatter: {rule}"))?;
     let field = |name: &str| fields.iter().find(|(key, _)| key == name).map(|(_, v)| v);
-    // TODO(ch09/validate): name (required: lowercase letters and hyphens,
-    // not starting with a hyphen), description (required, non-empty),
-    // tools, disallowedTools and skills (lists, see names_of), model
-    // (`inherit` means the parent's), maxTurns (a whole number, 1 or more).
-    let _ = (field, skill_names, names_of);
+    // TODO(ch09/validate): name (required: lowercase letters, digits and
+    // hyphens, not starting with a hyphen, at most 256), description
+    // (required, non-empty), tools, disallowedTools and skills (lists, see
+    // names_of), model (`inherit` means the parent's), maxTurns (a whole
+    // number, 1 or more).
+    let _ = (field, skill_names, names_of, MAX_NAME);
     Ok(Agent {
         name: String::new(),
         description: String::new(),

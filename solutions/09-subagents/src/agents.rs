@@ -9,6 +9,9 @@ use std::path::{Path, PathBuf};
 
 use crate::skills::{self, Yaml};
 
+/// The longest name Claude Code loads.
+const MAX_NAME: usize = 256;
+
 /// A valid agent definition, as the harness keeps it.
 #[derive(Clone, Debug)]
 pub struct Agent {
@@ -123,11 +126,12 @@ pub fn read_agent(path: &Path, skill_names: &[&str]) -> Result<Agent, String> {
     let (fields, prompt) =
         skills::parse_skill_md(&text).map_err(|rule| format!("frontmatter: {rule}"))?;
     let field = |name: &str| fields.iter().find(|(key, _)| key == name).map(|(_, v)| v);
-    // GAP(ch09/validate): name (required: lowercase letters and hyphens,
-    // not starting with a hyphen), description (required, non-empty),
-    // tools, disallowedTools and skills (lists, see names_of), model
-    // (`inherit` means the parent's), maxTurns (a whole number, 1 or more).
-    // starter: let _ = (field, skill_names, names_of);
+    // GAP(ch09/validate): name (required: lowercase letters, digits and
+    // hyphens, not starting with a hyphen, at most 256), description
+    // (required, non-empty), tools, disallowedTools and skills (lists, see
+    // names_of), model (`inherit` means the parent's), maxTurns (a whole
+    // number, 1 or more).
+    // starter: let _ = (field, skill_names, names_of, MAX_NAME);
     // starter: Ok(Agent { name: String::new(), description: String::new(), tools: None,
     // starter:     disallowed: Vec::new(), skills: Vec::new(), model: None, max_turns: None,
     // starter:     prompt })
@@ -136,10 +140,19 @@ pub fn read_agent(path: &Path, skill_names: &[&str]) -> Result<Agent, String> {
         Some(Yaml::Text(name)) => name.trim().to_string(),
         Some(_) => return Err("name: must be text".into()),
     };
-    let allowed = |c: char| c.is_ascii_lowercase() || c == '-';
+    // Claude Code skips a name that starts with `-`, holds a `:` or is
+    // over 256 characters; its examples are lowercase words and hyphens.
+    let allowed = |c: char| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-';
     if name.is_empty() || !name.chars().all(allowed) || name.starts_with('-') {
         return Err(format!(
-            "name: {name:?} must be lowercase letters and hyphens, not starting with a hyphen"
+            "name: {name:?} may hold only lowercase letters, digits and hyphens, \
+             and must not start with a hyphen"
+        ));
+    }
+    if name.len() > MAX_NAME {
+        return Err(format!(
+            "name: {} characters; at most {MAX_NAME}",
+            name.len()
         ));
     }
     let description = match field("description") {
