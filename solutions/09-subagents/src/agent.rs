@@ -133,10 +133,10 @@ pub async fn run(
 /// One tool call under way: its `tool_result` block and its lines, later.
 type Run<'a> = Pin<Box<dyn Future<Output = (Value, Vec<String>)> + 'a>>;
 
-/// Runs the futures at the same time, on this one task, and returns their
+/// Runs the calls at the same time, on this one task, and returns their
 /// outputs in the order given: each poll polls every unfinished one.
-async fn join_all<'a, T>(mut runs: Vec<Pin<Box<dyn Future<Output = T> + 'a>>>) -> Vec<T> {
-    let mut outputs: Vec<Option<T>> = runs.iter().map(|_| None).collect();
+async fn join_all(mut runs: Vec<Run<'_>>) -> Vec<(Value, Vec<String>)> {
+    let mut outputs: Vec<Option<(Value, Vec<String>)>> = runs.iter().map(|_| None).collect();
     std::future::poll_fn(|cx| {
         for (run, output) in runs.iter_mut().zip(&mut outputs) {
             if output.is_none() {
@@ -276,7 +276,7 @@ async fn run_tool(
 // ANCHOR_END: run_tool
 
 /// The text blocks of a content list, joined by newlines.
-pub fn text_of(content: &Value) -> String {
+fn text_of(content: &Value) -> String {
     let texts: Vec<&str> = content
         .as_array()
         .into_iter()
