@@ -10,14 +10,18 @@
 //!   of each request, and answers with the `<=` frame that follows.
 //!
 //! Frames are checked per channel, in order; how the channels interleave
-//! is free (a host may talk to its servers in parallel).
+//! is free (a host may talk to its servers in parallel). The model's frames
+//! have channels too, one per context (chapter 9): `=>` without a channel
+//! is the main conversation, `[toolu_01] =>` the subagent that the call
+//! `toolu_01` started. Each context's requests are checked in order; a
+//! request belongs to the context whose next expected request it is.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
 use std::thread;
 use std::time::Duration;
 
@@ -86,9 +90,12 @@ pub fn check(transcript: &Transcript, target: &Target) -> Result<(), String> {
         env.push(("ANTHROPIC_BASE_URL".into(), format!("http://{address}")));
         env.push(("ANTHROPIC_API_KEY".into(), TEST_API_KEY.into()));
         let script = Script {
-            exchanges: model,
+            contexts: model,
             exact: target.exact(),
             key,
+            together: transcript.together.clone(),
+            state: Mutex::new(State::default()),
+            arrived: Condvar::new(),
         };
         Some(StubModel::start(listener, script))
     };
@@ -246,15 +253,22 @@ struct Exchange {
     reply: Option<Frame>,
 }
 
-fn model_exchanges(transcript: &Transcript) -> Vec<Exchange> {
-    let mut exchanges: Vec<Exchange> = Vec::new();
+/// The model turns per context (`None`: the main one), each in order.
+fn model_exchanges(transcript: &Transcript) -> BTreeMap<Option<String>, Vec<Exchange>> {
+    let mut contexts: BTreeMap<Option<String>, Vec<Exchange>> = BTreeMap::new();
     for frame in &transcript.frames {
         match frame.direction {
-            Direction::HostToModel => exchanges.push(Exchange {
-                request: frame.clone(),
-                reply: None,
-            }),
+            Direction::HostToModel => {
+                contexts
+                    .entry(frame.channel.clone())
+                    .or_default()
+                    .push(Exchange {
+                        request: frame.clone(),
+                        reply: None,
+                    })
+            }
             Direction::ModelToHost => {
+                let exchanges = contexts.entry(frame.channel.clone()).or_default();
                 if let Some(last) = exchanges.last_mut() {
                     last.reply = Some(frame.clone());
                 }
@@ -262,21 +276,41 @@ fn model_exchanges(transcript: &Transcript) -> Vec<Exchange> {
             _ => {}
         }
     }
-    exchanges
+    contexts
 }
 
 // ANCHOR: stub_model
-/// What the stub model expects: the transcript's model turns, in order.
+/// What the stub model expects: the transcript's model turns, per context.
 struct Script {
-    exchanges: Vec<Exchange>,
+    contexts: BTreeMap<Option<String>, Vec<Exchange>>,
     /// Compare bodies byte for byte (solutions) or as JSON values.
     exact: bool,
     /// The `x-api-key` every request must carry.
     key: String,
+    /// `# together:` contexts whose first requests are answered only once
+    /// all of them have arrived: proof that they run at the same time.
+    together: Vec<String>,
+    state: Mutex<State>,
+    /// Signalled when a first request of a `together` context arrives.
+    arrived: Condvar,
 }
 
+#[derive(Default)]
+struct State {
+    /// How many requests of each context have been answered.
+    next: BTreeMap<Option<String>, usize>,
+    /// The `together` contexts whose first request has arrived.
+    waiting: BTreeSet<String>,
+}
+
+/// How long the first requests of `# together:` contexts wait for each
+/// other before the stub calls them sequential: a hang guard, never a
+/// measure of speed.
+const TOGETHER_WAIT: Duration = Duration::from_secs(20);
+
 /// A stub of the Messages API: plain HTTP/1.1 on 127.0.0.1, one request
-/// per connection, checked against the transcript.
+/// per connection, each on its own thread (subagents ask at the same
+/// time), checked against the transcript.
 struct StubModel {
     done: Arc<AtomicBool>,
     thread: thread::JoinHandle<Result<(), String>>,
@@ -286,7 +320,7 @@ impl StubModel {
     fn start(listener: TcpListener, script: Script) -> StubModel {
         let done = Arc::new(AtomicBool::new(false));
         let stop = Arc::clone(&done);
-        let thread = thread::spawn(move || serve(listener, &script, &stop));
+        let thread = thread::spawn(move || serve(listener, Arc::new(script), &stop));
         StubModel { done, thread }
     }
 
@@ -299,33 +333,31 @@ impl StubModel {
     }
 }
 
-fn serve(listener: TcpListener, script: &Script, done: &AtomicBool) -> Result<(), String> {
+fn serve(listener: TcpListener, script: Arc<Script>, done: &AtomicBool) -> Result<(), String> {
     listener.set_nonblocking(true).map_err(|e| e.to_string())?;
-    let mut next = 0;
+    let mut answering = Vec::new();
     loop {
         let stream = match listener.accept() {
             Ok((stream, _)) => stream,
             Err(err) if err.kind() == std::io::ErrorKind::WouldBlock => {
                 if done.load(Ordering::SeqCst) {
-                    return match script.exchanges.get(next) {
-                        None => Ok(()),
-                        Some(missing) => Err(format!(
-                            "request {} of {} (transcript line {}) never came.\n  expected: {}",
-                            next + 1,
-                            script.exchanges.len(),
-                            missing.request.line,
-                            runner::shorten(&missing.request.bytes)
-                        )),
-                    };
+                    break;
                 }
                 thread::sleep(Duration::from_millis(5));
                 continue;
             }
             Err(err) => return Err(format!("accept failed: {err}")),
         };
-        answer(stream, script, next)?;
-        next += 1;
+        let script = Arc::clone(&script);
+        answering.push(thread::spawn(move || answer(stream, &script)));
     }
+    // The first problem, in the order the requests came.
+    for handle in answering {
+        handle
+            .join()
+            .unwrap_or_else(|_| Err("the stub model panicked".to_string()))?;
+    }
+    script.missing()
 }
 
 /// One HTTP request, as the stub read it.
@@ -380,19 +412,18 @@ impl Request {
     }
 }
 
-/// Reads request number `index` (from 0), checks it, and answers it (with a
-/// 400 on a mismatch).
-fn answer(mut stream: TcpStream, script: &Script, index: usize) -> Result<(), String> {
+/// Reads one request, finds its context and checks it, and answers it
+/// (with a 400 on a mismatch).
+fn answer(mut stream: TcpStream, script: &Script) -> Result<(), String> {
     stream.set_nonblocking(false).map_err(|e| e.to_string())?;
     stream
         .set_read_timeout(Some(Duration::from_secs(30)))
         .map_err(|e| e.to_string())?;
     let request = Request::read(&stream)?;
-    let problem = script.check(index, &request);
-    let expected_reply = script
-        .exchanges
-        .get(index)
-        .and_then(|exchange| exchange.reply.as_ref());
+    let (problem, expected_reply) = match script.take(&request) {
+        Ok(reply) => (None, reply),
+        Err(problem) => (Some(problem), None),
+    };
     let (status, reply) = match (&problem, expected_reply) {
         (None, Some(reply)) => ("200 OK", reply.bytes.clone()),
         (None, None) => (
@@ -419,24 +450,21 @@ fn answer(mut stream: TcpStream, script: &Script, index: usize) -> Result<(), St
     }
 }
 
+/// `[toolu_01]` for a subagent's context, nothing for the main one.
+fn context_label(context: &Option<String>) -> String {
+    context
+        .as_ref()
+        .map_or(String::new(), |name| format!("[{name}] "))
+}
+
 impl Script {
-    /// What is wrong with request number `index` (from 0), if anything.
-    fn check(&self, index: usize, request: &Request) -> Option<String> {
-        let total = self.exchanges.len();
-        let position = format!("request {} of {total}", index + 1);
-        let Some(exchange) = self.exchanges.get(index) else {
-            return Some(format!(
-                "the host sent {} requests, more than the {total} expected. The extra one:\n  {}",
-                index + 1,
-                runner::shorten(&request.body)
-            ));
-        };
+    /// Takes `request` as the next request of the context it matches, and
+    /// returns that turn's reply; or says what is wrong with it.
+    fn take(&self, request: &Request) -> Result<Option<&Frame>, String> {
         let mut words = request.line.split_whitespace();
         let (method, path) = (words.next().unwrap_or(""), words.next().unwrap_or(""));
         if method != "POST" || path != "/v1/messages" {
-            return Some(format!(
-                "{position}: expected POST /v1/messages, got {method} {path}"
-            ));
+            return Err(format!("expected POST /v1/messages, got {method} {path}"));
         }
         for (name, want) in [
             ("x-api-key", self.key.as_str()),
@@ -445,19 +473,94 @@ impl Script {
         ] {
             let got = request.header(name);
             if got != Some(want) {
-                return Some(format!(
-                    "{position}: header {name} should be {want:?}, got {got:?}"
+                return Err(format!("header {name} should be {want:?}, got {got:?}"));
+            }
+        }
+        let mut state = self.state.lock().map_err(|e| e.to_string())?;
+        // The next expected request of each context that has one left.
+        let heads: Vec<(&Option<String>, usize, &Exchange)> = self
+            .contexts
+            .iter()
+            .filter_map(|(context, exchanges)| {
+                let index = state.next.get(context).copied().unwrap_or(0);
+                exchanges
+                    .get(index)
+                    .map(|exchange| (context, index, exchange))
+            })
+            .collect();
+        let matched = heads.iter().find(|(_, _, exchange)| {
+            runner::compare_line(&exchange.request.bytes, &request.body, self.exact).is_none()
+        });
+        let Some(&(context, index, exchange)) = matched else {
+            return Err(self.mismatch(&heads, request));
+        };
+        state.next.insert(context.clone(), index + 1);
+        let name = context.clone().unwrap_or_default();
+        if index == 0 && self.together.contains(&name) {
+            state.waiting.insert(name);
+            self.arrived.notify_all();
+            let all_here =
+                |state: &mut State| self.together.iter().all(|c| state.waiting.contains(c));
+            let (state, _) = self
+                .arrived
+                .wait_timeout_while(state, TOGETHER_WAIT, |state| !all_here(state))
+                .map_err(|e| e.to_string())?;
+            if !self.together.iter().all(|c| state.waiting.contains(c)) {
+                return Err(format!(
+                    "the first requests of contexts {} never were in flight at the same time: \
+                     the host waited for one subagent before it started the next",
+                    self.together.join(", ")
                 ));
             }
         }
-        runner::compare_line(&exchange.request.bytes, &request.body, self.exact).map(|difference| {
-            format!(
-                "{position} (transcript line {}) differs.\n  expected: {}\n  actual:   {}\n  {difference}",
-                exchange.request.line,
-                runner::shorten(&exchange.request.bytes),
+        Ok(exchange.reply.as_ref())
+    }
+
+    /// Why `request` matches no context's next request: the difference
+    /// from each one, or that none is left.
+    fn mismatch(&self, heads: &[(&Option<String>, usize, &Exchange)], request: &Request) -> String {
+        if heads.is_empty() {
+            let total: usize = self.contexts.values().map(Vec::len).sum();
+            return format!(
+                "the host sent more requests than the {total} expected. The extra one:\n  {}",
                 runner::shorten(&request.body)
-            )
-        })
+            );
+        }
+        let mut text = String::from("a request that is no context's next one:");
+        text += &format!("\n  actual:   {}", runner::shorten(&request.body));
+        for (context, index, exchange) in heads {
+            let difference =
+                runner::compare_line(&exchange.request.bytes, &request.body, self.exact)
+                    .unwrap_or_default();
+            text += &format!(
+                "\n  {}request {} (transcript line {}): {}\n  expected: {}",
+                context_label(context),
+                index + 1,
+                exchange.request.line,
+                difference,
+                runner::shorten(&exchange.request.bytes)
+            );
+        }
+        text
+    }
+
+    /// The first request that never came, if any, once the host has exited.
+    fn missing(&self) -> Result<(), String> {
+        let state = self.state.lock().map_err(|e| e.to_string())?;
+        for (context, exchanges) in &self.contexts {
+            let next = state.next.get(context).copied().unwrap_or(0);
+            if let Some(missing) = exchanges.get(next) {
+                return Err(format!(
+                    "{}request {} of {} (transcript line {}) never came.\n  expected: {}",
+                    context_label(context),
+                    next + 1,
+                    exchanges.len(),
+                    missing.request.line,
+                    runner::shorten(&missing.request.bytes)
+                ));
+            }
+        }
+        Ok(())
     }
 }
 // ANCHOR_END: stub_model

@@ -30,6 +30,7 @@ pub const SEQUENCES: &[(&str, &str)] = &[
     ("ch06", "two_servers"),
     ("ch07", "tour"),
     ("ch08", "tour"),
+    ("ch09", "tour"),
     ("ch11", "tour"),
     ("ch11", "both_eras"),
 ];
@@ -106,7 +107,8 @@ fn width_of(text: &str) -> f64 {
 /// then its servers as they first appear; the harness and hooks last.
 fn lane_order(steps: &[Step]) -> Vec<String> {
     let rank = |lane: &str| match lane {
-        "model" => 0,
+        // The main model, then each subagent's context, as they appear.
+        lane if lane.starts_with("model") => 0,
         "host" | "client" => 1,
         "harness" => 3,
         "hook" => 4,

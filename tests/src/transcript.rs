@@ -130,6 +130,9 @@ pub struct Transcript {
     pub env: Vec<(String, String)>,
     /// `# stderr: text` lines: text its stderr must contain.
     pub stderr: Vec<String>,
+    /// `# together: A B`: model contexts whose first requests must be in
+    /// flight at the same time.
+    pub together: Vec<String>,
     pub frames: Vec<Frame>,
 }
 
@@ -172,6 +175,7 @@ impl Transcript {
             runner: "server".to_string(),
             env: Vec::new(),
             stderr: Vec::new(),
+            together: Vec::new(),
             frames: Vec::new(),
         };
         let mut section: Option<String> = None;
@@ -235,6 +239,7 @@ impl Transcript {
                 self.env.push((name.to_string(), value.to_string()));
             }
             "stderr" => self.stderr.push(value.to_string()),
+            "together" => self.together = value.split_whitespace().map(str::to_string).collect(),
             _ => {} // Any other "word: text" is an ordinary comment.
         }
         Ok(())

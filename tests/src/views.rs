@@ -115,6 +115,16 @@ fn server_lane(channel: Option<&str>) -> String {
     }
 }
 
+/// The model in one context: `model` for the main conversation, `model
+/// [toolu_01]` for the subagent that call started (chapter 9), so each
+/// subagent gets a lane of its own.
+fn model_lane(context: Option<&str>) -> String {
+    match context {
+        Some(name) => format!("model [{name}]"),
+        None => "model".to_string(),
+    }
+}
+
 /// The lanes a step goes between, from the frame's direction.
 fn lanes(transcript: &Transcript, frame: &Frame) -> (String, String) {
     let own = own_lane(transcript).to_string();
@@ -122,8 +132,8 @@ fn lanes(transcript: &Transcript, frame: &Frame) -> (String, String) {
     match frame.direction {
         Direction::ClientToServer => (own, server),
         Direction::ServerToClient => (server, own),
-        Direction::HostToModel => (own, "model".to_string()),
-        Direction::ModelToHost => ("model".to_string(), own),
+        Direction::HostToModel => (own, model_lane(frame.channel.as_deref())),
+        Direction::ModelToHost => (model_lane(frame.channel.as_deref()), own),
         Direction::HarnessToHook => ("harness".to_string(), "hook".to_string()),
         Direction::HookToHarness => ("hook".to_string(), "harness".to_string()),
         Direction::Stdout => (own, "stdout".to_string()),
@@ -178,7 +188,8 @@ struct Requests {
 pub fn steps(transcript: &Transcript, raw: &str) -> Vec<Step> {
     let mut steps: Vec<Step> = Vec::new();
     let mut requests = Requests::default();
-    let mut turn = 0;
+    // Turns are counted per context: subagents' turns interleave.
+    let mut turns: BTreeMap<String, usize> = BTreeMap::new();
     for (index, frame) in transcript.frames.iter().enumerate() {
         let (from, to) = lanes(transcript, frame);
         let channel = frame.channel.clone().unwrap_or_default();
@@ -197,13 +208,15 @@ pub fn steps(transcript: &Transcript, raw: &str) -> Vec<Step> {
         if let Some((_, value)) = json_of(raw, frame) {
             match frame.direction {
                 Direction::HostToModel => {
-                    turn += 1;
-                    describe_model_request(&mut step, &value, turn);
-                    step.opens = Some(format!("model/{turn}"));
+                    let turn = turns.entry(channel.clone()).or_default();
+                    *turn += 1;
+                    describe_model_request(&mut step, &value, *turn);
+                    step.opens = Some(format!("model/{channel}/{turn}"));
                 }
                 Direction::ModelToHost => {
                     describe_model_reply(&mut step, &value);
-                    step.closes = Some(format!("model/{turn}"));
+                    let turn = turns.get(&channel).copied().unwrap_or_default();
+                    step.closes = Some(format!("model/{channel}/{turn}"));
                 }
                 _ => describe_message(&mut step, &value, &channel, &mut requests),
             }

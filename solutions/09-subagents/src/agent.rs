@@ -1,0 +1,333 @@
+//! The agent loop, and the few helpers it leans on: the tools as the model
+//! sees them, the request body, and running one tool call through MCP.
+//! Chapter 9 runs the loop once per context: the main conversation, and
+//! each subagent's, all sharing one `Harness`.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::task::Poll;
+
+use serde_json::{Value, json};
+use tokio::sync::Semaphore;
+
+use crate::PROGRAM;
+use crate::agents::Agent;
+use crate::delegate;
+use crate::host::Host;
+use crate::model::Model;
+use crate::skill_tools;
+use crate::skills::{self, Skill};
+use crate::tokens;
+
+/// What the model is told about its situation, in every request.
+const SYSTEM: &str = "You are a careful assistant. Use the tools for arithmetic.";
+/// The most tokens one reply may use; the API requires a limit.
+const MAX_TOKENS: u32 = 1024;
+
+/// What every context shares: the servers, the skills, the agents, the
+/// model, and the limits from the command line.
+pub struct Harness {
+    pub host: Host,
+    pub skills: Vec<Skill>,
+    pub agents: Vec<Agent>,
+    pub model: Model,
+    /// The main conversation's turn cap, and a subagent's without maxTurns.
+    pub max_turns: u32,
+    /// How many levels of subagents may run below the main conversation.
+    pub max_depth: u32,
+    /// How many subagents of one reply may run at the same time.
+    pub max_concurrent: usize,
+}
+
+// ANCHOR: context
+/// One conversation: the main one, or a subagent's. Each has its own
+/// messages list, system prompt and tools; only the harness is shared.
+pub struct Context {
+    /// `main`, or the id of the `Agent` call that started this subagent.
+    pub key: String,
+    /// 0 for the main conversation, 1 for its subagents, and so on.
+    pub depth: u32,
+    /// The `model` field of its requests.
+    pub model: String,
+    pub system: String,
+    /// The only tools it may call.
+    pub tools: Vec<Value>,
+    pub cap: u32,
+}
+// ANCHOR_END: context
+
+/// Where a context's lines go: the main one prints them; a subagent keeps
+/// them, and its parent prints them, labelled, once it is done, so lines
+/// of subagents running at the same time never mix.
+pub struct Log {
+    pub lines: Option<Vec<String>>,
+}
+
+impl Log {
+    pub fn say(&mut self, line: String) {
+        match &mut self.lines {
+            Some(lines) => lines.push(line),
+            None => println!("{line}"),
+        }
+    }
+}
+
+impl Harness {
+    /// The main conversation: every tool, the skill catalogue, and the
+    /// `Agent` tool when there are agents and subagents are allowed.
+    pub fn main_context(&self) -> Context {
+        let mut tools = tool_definitions(&self.host, &self.skills);
+        if self.max_depth > 0 {
+            tools.extend(delegate::definition(&self.agents));
+        }
+        Context {
+            key: crate::model::MAIN.to_string(),
+            depth: 0,
+            model: self.model.name().to_string(),
+            system: system_prompt(&self.skills),
+            tools,
+            cap: self.max_turns,
+        }
+    }
+}
+
+// ANCHOR: agent_loop
+pub async fn run(
+    harness: &Harness,
+    context: &Context,
+    prompt: &str,
+    log: &mut Log,
+) -> Result<String, String> {
+    let mut messages = vec![json!({ "role": "user", "content": prompt })];
+    for turn in 1..=context.cap {
+        let request = request_body(&context.model, &context.system, &context.tools, &messages);
+        show_request(turn, &request, log);
+        let reply = harness.model.send(&context.key, &request).await?;
+        let calls = read_reply(&reply, log)?;
+        messages.push(json!({ "role": "assistant", "content": reply["content"] }));
+        if calls.is_empty() {
+            return Ok(text_of(&reply["content"]));
+        }
+        // Every call of the reply runs at the same time; the results come
+        // back in the order the model asked for them.
+        let slots = Semaphore::new(harness.max_concurrent);
+        let runs: Vec<Run<'_>> = calls
+            .iter()
+            .map(|call| Box::pin(run_tool(harness, context, call, &slots)) as Pin<Box<_>>)
+            .collect();
+        let mut results = Vec::new();
+        for (result, lines) in join_all(runs).await {
+            lines.into_iter().for_each(|line| log.say(line));
+            results.push(result);
+        }
+        messages.push(json!({ "role": "user", "content": results }));
+    }
+    Err(format!(
+        "turn cap: no final answer after {} turns",
+        context.cap
+    ))
+}
+// ANCHOR_END: agent_loop
+
+// ANCHOR: join_all
+/// One tool call under way: its `tool_result` block and its lines, later.
+type Run<'a> = Pin<Box<dyn Future<Output = (Value, Vec<String>)> + 'a>>;
+
+/// Runs the calls at the same time, on this one task, and returns their
+/// outputs in the order given: each poll polls every unfinished one.
+async fn join_all(mut runs: Vec<Run<'_>>) -> Vec<(Value, Vec<String>)> {
+    let mut outputs: Vec<Option<(Value, Vec<String>)>> = runs.iter().map(|_| None).collect();
+    std::future::poll_fn(|cx| {
+        for (run, output) in runs.iter_mut().zip(&mut outputs) {
+            if output.is_none() {
+                if let Poll::Ready(value) = run.as_mut().poll(cx) {
+                    *output = Some(value);
+                }
+            }
+        }
+        if outputs.iter().all(Option::is_some) {
+            Poll::Ready(())
+        } else {
+            Poll::Pending
+        }
+    })
+    .await;
+    outputs.into_iter().flatten().collect()
+}
+// ANCHOR_END: join_all
+
+// ANCHOR: tool_definitions
+/// The catalogue as the model sees it: the qualified name, the server's
+/// description, and its inputSchema renamed to input_schema; then the two
+/// skill tools, when there are skills.
+pub fn tool_definitions(host: &Host, skills: &[Skill]) -> Vec<Value> {
+    host.tools()
+        .iter()
+        .filter(|tool| fits_the_api(&tool.qualified))
+        .map(|tool| {
+            json!({
+                "name": tool.qualified,
+                "description": tool.definition["description"].as_str().unwrap_or_default(),
+                "input_schema": tool.definition["inputSchema"],
+            })
+        })
+        .chain(skill_tools::definitions(skills))
+        .collect()
+}
+
+/// The Messages API takes tool names of 1 to 64 ASCII letters, digits,
+/// `_` and `-`. MCP allows more (dots, up to 128 characters), so a name
+/// that does not fit is left out, with a warning: one bad name would
+/// make the API refuse every request.
+fn fits_the_api(name: &str) -> bool {
+    let fits = (1..=64).contains(&name.len())
+        && name
+            .bytes()
+            .all(|byte| byte.is_ascii_alphanumeric() || byte == b'_' || byte == b'-');
+    if !fits {
+        eprintln!(
+            "{PROGRAM}: not offering {name:?} to the model: a Messages API tool name is \
+             1 to 64 of a-z, A-Z, 0-9, _ and -"
+        );
+    }
+    fits
+}
+// ANCHOR_END: tool_definitions
+
+// ANCHOR: system_prompt
+/// The system prompt: the chapter 7 sentence, then the skill catalogue
+/// (tier 1) when there are skills.
+pub fn system_prompt(skills: &[Skill]) -> String {
+    let catalogue = skills::catalogue(skills);
+    if catalogue.is_empty() {
+        SYSTEM.to_string()
+    } else {
+        format!("{SYSTEM}\n\n{catalogue}")
+    }
+}
+// ANCHOR_END: system_prompt
+
+// ANCHOR: request_body
+/// A Messages API request: the whole conversation, every time.
+pub fn request_body(model: &str, system: &str, tools: &[Value], messages: &[Value]) -> Value {
+    json!({
+        "model": model,
+        "max_tokens": MAX_TOKENS,
+        "system": system,
+        "tools": tools,
+        "messages": messages,
+    })
+}
+// ANCHOR_END: request_body
+
+// ANCHOR: run_tool
+/// Runs one `tool_use` block and returns its `tool_result` block, with
+/// the lines to print. Every failure goes back to the model, marked
+/// is_error, so it can recover: a tool it was not given, arguments the
+/// server refused, a tool that failed, a subagent that failed.
+async fn run_tool(
+    harness: &Harness,
+    context: &Context,
+    call: &Value,
+    slots: &Semaphore,
+) -> (Value, Vec<String>) {
+    let name = call["name"].as_str().unwrap_or_default();
+    let skills = &harness.skills;
+    let mut lines = Vec::new();
+    // Only the tools of this context run, whatever the model asks for.
+    let given = context.tools.iter().any(|tool| tool["name"] == name);
+    // The skill tools and Agent run here, in the harness, and answer like
+    // a tool result; every other tool is MCP.
+    let outcome = if !given {
+        Err(format!(
+            "there is no tool named {name:?} here: call one of the tools you were given"
+        ))
+    } else if name == delegate::AGENT {
+        let (outcome, subagent) = delegate::run(harness, context, call, slots).await;
+        lines = subagent;
+        outcome.map(|text| json!({ "content": [{ "type": "text", "text": text }] }))
+    } else if skill_tools::handles(skills, name) {
+        skill_tools::run(skills, name, &call["input"])
+            .map(|text| json!({ "content": [{ "type": "text", "text": text }] }))
+    } else {
+        harness.host.call_tool(name, call["input"].clone()).await
+    };
+    let (text, is_error) = match outcome {
+        Ok(result) => (text_of(&result["content"]), result["isError"] == true),
+        Err(err) => (err, true),
+    };
+    // A skill's text is long: its cost in tokens says more than its lines.
+    let shown = if skill_tools::handles(skills, name) && !is_error {
+        format!("{} tokens (cl100k_base)", tokens::count(&text))
+    } else {
+        text.clone()
+    };
+    lines.push(format!(
+        "  {} {name} {} -> {shown}",
+        if is_error { "error" } else { "tool" },
+        call["input"]
+    ));
+    let mut block = json!({ "type": "tool_result", "tool_use_id": call["id"], "content": text });
+    if is_error {
+        block["is_error"] = json!(true);
+    }
+    (block, lines)
+}
+// ANCHOR_END: run_tool
+
+/// The text blocks of a content list, joined by newlines.
+fn text_of(content: &Value) -> String {
+    let texts: Vec<&str> = content
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|block| block["text"].as_str())
+        .collect();
+    texts.join("\n")
+}
+
+// ANCHOR: show
+/// One line per turn: what the request costs, in tokens.
+fn show_request(turn: u32, request: &Value, log: &mut Log) {
+    let text = request.to_string();
+    let messages = request["messages"].as_array().map_or(0, Vec::len);
+    log.say(format!(
+        "turn {turn}: sending {messages} messages, {} bytes: {} tokens (cl100k_base), ~{} by the 4-characters rule",
+        text.len(),
+        tokens::count(&text),
+        tokens::rough(&text)
+    ));
+}
+
+/// Prints what the model said and returns the tool calls it asked for.
+/// A reply without a content list is not a reply; one cut off at
+/// max_tokens may end inside a tool_use block, so none of its calls runs.
+fn read_reply(reply: &Value, log: &mut Log) -> Result<Vec<Value>, String> {
+    let content = reply["content"]
+        .as_array()
+        .ok_or(format!("the model's reply has no content list: {reply}"))?;
+    let mut calls = Vec::new();
+    for block in content {
+        match block["type"].as_str() {
+            Some("text") => log.say(format!(
+                "  model: {}",
+                block["text"].as_str().unwrap_or_default()
+            )),
+            Some("tool_use") => calls.push(block.clone()),
+            _ => {}
+        }
+    }
+    let stop = reply["stop_reason"].as_str().unwrap_or("?");
+    log.say(format!(
+        "  stop_reason {stop}, {} tool call(s)",
+        calls.len()
+    ));
+    if stop == "max_tokens" {
+        return Err(format!(
+            "the reply was cut off at max_tokens ({MAX_TOKENS}); its tool calls may be \
+             incomplete, so none was run"
+        ));
+    }
+    Ok(calls)
+}
+// ANCHOR_END: show

@@ -1,0 +1,212 @@
+//! Chapter 9's `--check-agents`, driven as a learner or CI would run it,
+//! and the proof that subagents of one reply run at the same time. The
+//! transcripts (tests/transcripts/ch09) pin whole outputs; these tests pin
+//! the contract: exit statuses, one line per file, the book's example
+//! agent valid, and `# together:` failing a host that runs them in turn.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use wire_tests::client_runner;
+use wire_tests::course::{self, Chapter};
+use wire_tests::target::{self, Target};
+use wire_tests::transcript::Transcript;
+
+/// A stuck binary fails its test instead of hanging the suite.
+const LIMIT: Duration = Duration::from_secs(60);
+
+fn chapter() -> Chapter {
+    Chapter::find("09").expect("chapter 09 exists")
+}
+
+/// The chapter's reference solution, run from the course root.
+fn ch09() -> Command {
+    let path = target::build(&chapter().solution_package()).unwrap_or_else(|err| panic!("{err}"));
+    let mut command = Command::new(path);
+    command.current_dir(course::root()).timeout(LIMIT);
+    command
+}
+
+/// A fresh, empty folder for one test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("wire-agents-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn the_chapters_example_agents_are_valid() {
+    ch09()
+        .args([
+            "--check-agents",
+            "--agents",
+            "solutions/09-subagents/agents",
+        ])
+        .assert()
+        .success()
+        .stdout("ok arithmetic-checker\nok mcp-debugger\n");
+}
+
+#[test]
+fn one_invalid_file_makes_exit_status_1_and_names_the_file_and_reason() {
+    let dir = scratch("one-invalid");
+    std::fs::write(
+        dir.join("good.md"),
+        "---\nname: good\ndescription: Fine.\n---\nBody.\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("bad.md"), "---\nname: bad\n---\nBody.\n").unwrap();
+    let bad = dir.join("bad.md").display().to_string();
+    ch09()
+        .args(["--check-agents", "--agents"])
+        .arg(&dir)
+        .assert()
+        .code(1)
+        .stdout(format!(
+            "invalid {bad}: description: missing (Claude Code skips such a file)\nok good\n"
+        ));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_name_may_hold_digits_as_in_claude_codes_example() {
+    let dir = scratch("digits");
+    std::fs::write(
+        dir.join("reviewer-v2.md"),
+        "---\nname: reviewer-v2\ndescription: Reviews.\n---\nBody.\n",
+    )
+    .unwrap();
+    ch09()
+        .args(["--check-agents", "--agents"])
+        .arg(&dir)
+        .assert()
+        .success()
+        .stdout("ok reviewer-v2\n");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn files_in_subfolders_load_and_other_files_are_not_agents() {
+    let dir = scratch("subfolders");
+    std::fs::create_dir_all(dir.join("team")).unwrap();
+    std::fs::write(
+        dir.join("team/reviewer.md"),
+        "---\nname: reviewer\ndescription: Reviews.\ntools:\n  - Read\n  - Grep\n---\nBody.\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("README.txt"), "not an agent").unwrap();
+    std::fs::write(dir.join(".hidden.md"), "not read").unwrap();
+    ch09()
+        .args(["--check-agents", "--agents"])
+        .arg(&dir)
+        .assert()
+        .success()
+        .stdout("ok reviewer\n");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_missing_folder_is_a_usage_error() {
+    ch09()
+        .args(["--check-agents", "--agents", "no/such/folder"])
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(predicate::str::contains(
+            "--agents no/such/folder: no such folder",
+        ));
+}
+
+#[test]
+fn max_concurrent_zero_is_a_usage_error() {
+    ch09()
+        .args(["--max-concurrent", "0", "hello"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--max-concurrent 0"));
+}
+
+/// The tour with `--max-concurrent 1`: the second subagent waits for the
+/// first to finish, so the stub model, which answers neither first request
+/// until both have arrived, fails the run. The same transcript passes with
+/// the default bound (`ch09::tour`): the two runs did overlap.
+#[test]
+fn together_fails_a_host_that_runs_subagents_one_after_the_other() {
+    let path = course::root().join("tests/transcripts/ch09/tour.wire");
+    let mut transcript = Transcript::load(&path).unwrap();
+    transcript
+        .args
+        .splice(0..0, ["--max-concurrent".into(), "1".into()]);
+    let solution = Target::solution(&chapter()).unwrap();
+    let report = client_runner::check(&transcript, &solution).unwrap_err();
+    assert!(
+        report.contains("never were in flight at the same time"),
+        "{report}"
+    );
+}
+
+/// Chapter 3's server, built, as a `--server` argument.
+fn add_server() -> String {
+    let server = target::build(&Chapter::find("03").unwrap().solution_package()).unwrap();
+    format!("add={}", server.display())
+}
+
+#[test]
+fn the_demo_delegates_two_tasks_and_labels_each_contexts_turns() {
+    // The demo starts chapter 3's server with `cargo run`: build it first.
+    add_server();
+    let output = ch09()
+        .env_remove("WIRE_MODEL")
+        .env_remove("ANTHROPIC_API_KEY")
+        .env("ANTHROPIC_BASE_URL", "http://127.0.0.1:9")
+        .current_dir(std::env::temp_dir())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "the demo failed:\n{stdout}");
+    // Each subagent's lines come as one block, labelled, before the
+    // result its parent prints for the call, and in the order asked.
+    let lines: Vec<&str> = stdout.lines().collect();
+    let at = |text: &str| lines.iter().position(|line| line.starts_with(text));
+    let order = [
+        at("  [toolu_01] subagent arithmetic-checker"),
+        at("  [toolu_01] answer: 2 + 3 = 5"),
+        at("  tool Agent {\"description\":\"Check 2 + 3\""),
+        at("  [toolu_02] subagent arithmetic-checker"),
+        at("  [toolu_02] answer: 10 + 20 = 30"),
+        at("  tool Agent {\"description\":\"Check 10 + 20\""),
+        at("answer: 2 + 3 = 5 and 10 + 20 = 30"),
+    ];
+    assert!(
+        order.iter().all(Option::is_some) && order.is_sorted(),
+        "unexpected demo output:\n{stdout}"
+    );
+}
+
+/// Chapter 7's and chapter 8's scripts (one list of replies, no
+/// `subagents`) still drive chapter 9's loop: the main context's queue.
+#[test]
+fn chapter_7_and_8_scripts_still_load() {
+    for (script, skills, answer) in [
+        (
+            "solutions/07-agent-loop/scripts/add.json",
+            "solutions/08-skills/skills",
+            "answer: 2 + 3 = 5, and 10 + 20 = 30.",
+        ),
+        (
+            "solutions/08-skills/scripts/skills.json",
+            "solutions/08-skills/skills",
+            "answer: -32602 is Invalid params",
+        ),
+    ] {
+        ch09()
+            .args(["--server", &add_server(), "--script", script])
+            .args(["--skills", skills])
+            .assert()
+            .success()
+            .stdout(predicate::str::contains(answer));
+    }
+}
