@@ -110,10 +110,11 @@ async fn serve(listen: SocketAddr, shared: Arc<Shared>) -> Result<(), String> {
     let listener = TcpListener::bind(listen)
         .await
         .map_err(|err| format!("cannot listen on {listen}: {err}"))?;
+    // The signals are ours from here on, before anyone is told we listen.
+    let stop = stop_signal().map_err(|err| format!("cannot watch for signals: {err}"))?;
+    tokio::pin!(stop);
     let bound = listener.local_addr().map_err(|err| err.to_string())?;
     eprintln!("listening on http://{bound}{}", http::ENDPOINT);
-    let stop = stop_signal();
-    tokio::pin!(stop);
     loop {
         let (stream, _peer) = tokio::select! {
             accepted = listener.accept() => match accepted {
@@ -140,16 +141,18 @@ async fn serve(listen: SocketAddr, shared: Arc<Shared>) -> Result<(), String> {
     }
 }
 
-/// Resolves on the first Ctrl-C (SIGINT) or SIGTERM, naming it.
-async fn stop_signal() -> &'static str {
-    let mut term = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-        Ok(term) => term,
-        Err(_) => return std::future::pending().await,
-    };
-    tokio::select! {
-        _ = tokio::signal::ctrl_c() => "interrupted",
-        _ = term.recv() => "terminated",
-    }
+/// Resolves on the first Ctrl-C (SIGINT) or SIGTERM, naming it. The
+/// handlers are installed when this is called, not when it is first awaited.
+fn stop_signal() -> std::io::Result<impl Future<Output = &'static str>> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut interrupt = signal(SignalKind::interrupt())?;
+    let mut terminate = signal(SignalKind::terminate())?;
+    Ok(async move {
+        tokio::select! {
+            _ = interrupt.recv() => "interrupted",
+            _ = terminate.recv() => "terminated",
+        }
+    })
 }
 // ANCHOR_END: serve
 
