@@ -27,6 +27,7 @@ pub mod diagrams;
 pub mod exercises;
 pub mod gaps;
 pub mod hints;
+pub mod http_runner;
 pub mod jsondiff;
 pub mod learner;
 pub mod runner;
