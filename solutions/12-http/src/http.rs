@@ -125,7 +125,7 @@ fn post(headers: &HeaderMap, body: &[u8], server: &mut Server) -> Response<Body>
                 // Errors of the legacy era travel as 200: the HTTP exchange
                 // worked, the JSON-RPC request did not.
                 let reply = Reply::new(id, server.handle_request(&method, params));
-                return json_reply(StatusCode::OK, &reply);
+                return answer_with(StatusCode::OK, &reply, server.take_notifications());
             }
             Err(error) => Err(error),
         }
@@ -134,8 +134,39 @@ fn post(headers: &HeaderMap, body: &[u8], server: &mut Server) -> Response<Body>
         Ok(_) => StatusCode::OK,
         Err(error) => modern_status(error.code()),
     };
-    json_reply(status, &Reply::new(id, outcome))
+    answer_with(
+        status,
+        &Reply::new(id, outcome),
+        server.take_notifications(),
+    )
 }
+
+// ANCHOR: sse
+/// A reply alone goes out as JSON. A reply with notifications before it
+/// (progress, log messages) goes out as a stream of server-sent events,
+/// one `data:` line per message, the reply last; the stream then ends.
+fn answer_with(status: StatusCode, reply: &Reply, notifications: Vec<Value>) -> Response<Body> {
+    if notifications.is_empty() {
+        return json_reply(status, reply);
+    }
+    let mut events = String::new();
+    let reply = serde_json::to_value(reply).unwrap_or_default();
+    for message in notifications.iter().chain([&reply]) {
+        events.push_str(&format!("event: message\ndata: {message}\n\n"));
+    }
+    let mut response = Response::new(Full::new(Bytes::from(events)));
+    *response.status_mut() = status;
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/event-stream"),
+    );
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    // Asks a proxy such as nginx not to hold the events back (the spec's SHOULD).
+    headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
+    response
+}
+// ANCHOR_END: sse
 // ANCHOR_END: post
 
 // ANCHOR: modern_status

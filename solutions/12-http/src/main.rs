@@ -9,6 +9,7 @@
 
 mod base64;
 mod drafts;
+mod fixtures;
 mod folder;
 mod http;
 mod jsonrpc;
@@ -55,6 +56,8 @@ Usage: ch12-http [--listen ADDR] [--token TOKEN] [--allow-origin ORIGIN]...
   --notes-dir DIR        also serve the files under DIR, read-only.
   --state DIR            keep the drafts in DIR. Instances sharing DIR can
                          answer one client in turns.
+  --conformance-fixtures serve the official conformance suite's test tools,
+                         resources and prompts instead of the notes.
 
 Speaks MCP 2026-07-28 to a request that names it, and 2025-11-25 and
 2025-06-18 after an initialize, without sessions. Ctrl-C or SIGTERM stops it.
@@ -70,7 +73,8 @@ fn main() -> ExitCode {
     let options = options(args).and_then(|options| {
         let notes = Notes::new(options.notes)?;
         let state = State::open(options.state)?;
-        Ok((options.listen, options.guard, Server::new(notes, state)))
+        let server = Server::new(notes, state, options.fixtures);
+        Ok((options.listen, options.guard, server))
     });
     let (listen, guard, server) = match options {
         Ok(opened) => opened,
@@ -165,6 +169,8 @@ struct Options {
     notes: Option<PathBuf>,
     /// `--state DIR`: where the drafts live.
     state: Option<PathBuf>,
+    /// `--conformance-fixtures`: the official suite's test tools (fixtures.rs).
+    fixtures: bool,
 }
 
 fn options(args: Vec<String>) -> Result<Options, String> {
@@ -173,8 +179,13 @@ fn options(args: Vec<String>) -> Result<Options, String> {
     let mut origins = Vec::new();
     let mut notes = None;
     let mut state = None;
+    let mut fixtures = false;
     let mut args = args.into_iter();
     while let Some(arg) = args.next() {
+        if arg == "--conformance-fixtures" {
+            fixtures = true;
+            continue;
+        }
         let value = args.next().ok_or(format!("{arg} needs a value"))?;
         let slot = match arg.as_str() {
             "--listen" => &mut listen,
@@ -207,6 +218,7 @@ fn options(args: Vec<String>) -> Result<Options, String> {
         },
         notes: notes.map(PathBuf::from),
         state: state.map(PathBuf::from),
+        fixtures,
     })
 }
 // ANCHOR_END: options

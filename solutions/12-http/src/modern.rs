@@ -12,7 +12,6 @@ use crate::jsonrpc::RpcError;
 /// The one modern revision this server speaks.
 pub const MODERN_VERSION: &str = "2026-07-28";
 /// Every revision this server speaks, in either era, newest first.
-const ALL_VERSIONS: [&str; 3] = [MODERN_VERSION, "2025-11-25", "2025-06-18"];
 
 /// The `_meta` keys of a modern request: the first two are required.
 const VERSION_KEY: &str = "io.modelcontextprotocol/protocolVersion";
@@ -79,9 +78,14 @@ fn bad_key(key: &str, expected: &str, found: Option<&Value>) -> RpcError {
 
 /// -32022: the client may retry with one of `supported`. The handshake
 /// revisions are listed too, so a dual-era client can fall back to them.
+/// `supported` names only what a request like this one may name: the client
+/// retries with one of them in `_meta`, and in `_meta` we take 2026-07-28
+/// alone (the legacy revisions need an `initialize` first). It must agree
+/// with `server/discover`'s `supportedVersions`, as the conformance suite
+/// checks.
 fn unsupported(requested: &str) -> RpcError {
     RpcError::new(-32022, "Unsupported protocol version".into())
-        .with_data(json!({ "supported": ALL_VERSIONS, "requested": requested }))
+        .with_data(json!({ "supported": [MODERN_VERSION], "requested": requested }))
 }
 // ANCHOR_END: check_meta
 

@@ -10,7 +10,7 @@ use crate::SERVER_NAME;
 use crate::jsonrpc::RpcError;
 use crate::resources::Notes;
 use crate::state::State;
-use crate::{modern, prompts, tools};
+use crate::{fixtures, modern, prompts, tools};
 
 // ANCHOR: versions
 /// The newest revision this server speaks; the answer when the client asks
@@ -28,6 +28,11 @@ pub struct Server {
     notes: Notes,
     /// The folder the drafts live in, shared with any other instance.
     state: State,
+    /// `--conformance-fixtures`: serve fixtures.rs instead of the notes.
+    fixtures: bool,
+    /// Notifications produced by the request being handled (progress, log
+    /// messages), for the transport to send before the reply.
+    outbox: Vec<Value>,
 }
 
 // ANCHOR: initialize_params
@@ -49,12 +54,19 @@ struct ClientInfo {
 // ANCHOR_END: initialize_params
 
 impl Server {
-    pub fn new(notes: Notes, state: State) -> Server {
+    pub fn new(notes: Notes, state: State, fixtures: bool) -> Server {
         Server {
             protocol_version: None,
             notes,
             state,
+            fixtures,
+            outbox: Vec::new(),
         }
+    }
+
+    /// The notifications the last request produced, to go out before its reply.
+    pub fn take_notifications(&mut self) -> Vec<Value> {
+        std::mem::take(&mut self.outbox)
     }
 
     // ANCHOR: assume_revision
@@ -91,8 +103,8 @@ impl Server {
             return Err(error);
         }
         let result = match method {
-            "server/discover" => Ok(modern::discover(capabilities())),
-            _ => self.serve(method, params),
+            "server/discover" => Ok(modern::discover(self.capabilities(true))),
+            _ => self.serve(method, params, true),
         };
         result
             .map(|result| modern::complete(method, result))
@@ -123,7 +135,7 @@ impl Server {
                      a protocol version in params._meta",
                 ))
             }
-            _ => self.serve(method, params),
+            _ => self.serve(method, params, false),
         }
     }
     // ANCHOR_END: legacy
@@ -131,7 +143,17 @@ impl Server {
     // ANCHOR: serve
     /// What both eras offer, answered the same way: only the envelope
     /// around the answer differs.
-    fn serve(&mut self, method: &str, params: Option<Value>) -> Result<Value, RpcError> {
+    fn serve(
+        &mut self,
+        method: &str,
+        params: Option<Value>,
+        modern: bool,
+    ) -> Result<Value, RpcError> {
+        if self.fixtures {
+            let answer = fixtures::serve(method, params, modern);
+            self.outbox.extend(answer.notifications);
+            return answer.outcome;
+        }
         match method {
             "tools/list" => Ok(tools::list()),
             "tools/call" => tools::call(params, &self.notes, &self.state),
@@ -173,18 +195,23 @@ impl Server {
         self.protocol_version = Some(version.to_string());
         Ok(json!({
             "protocolVersion": version,
-            "capabilities": capabilities(),
+            "capabilities": self.capabilities(false),
             "serverInfo": { "name": SERVER_NAME, "version": env!("CARGO_PKG_VERSION") },
         }))
     }
     // ANCHOR_END: initialize
 }
 
-/// What this server offers, the same in both eras. Empty objects: "I have
-/// tools, resources and prompts", with no change notifications and no
-/// subscriptions.
-fn capabilities() -> Value {
-    json!({ "tools": {}, "resources": {}, "prompts": {} })
+impl Server {
+    /// What this server offers, the same in both eras. Empty objects: "I
+    /// have tools, resources and prompts", with no change notifications and
+    /// no subscriptions. The fixtures offer a few things more.
+    fn capabilities(&self, modern: bool) -> Value {
+        if self.fixtures {
+            return fixtures::capabilities(modern);
+        }
+        json!({ "tools": {}, "resources": {}, "prompts": {} })
+    }
 }
 
 // ANCHOR: negotiate
