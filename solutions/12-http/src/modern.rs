@@ -11,7 +11,6 @@ use crate::jsonrpc::RpcError;
 // ANCHOR: keys
 /// The one modern revision this server speaks.
 pub const MODERN_VERSION: &str = "2026-07-28";
-/// Every revision this server speaks, in either era, newest first.
 
 /// The `_meta` keys of a modern request: the first two are required.
 const VERSION_KEY: &str = "io.modelcontextprotocol/protocolVersion";
