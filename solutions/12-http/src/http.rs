@@ -150,8 +150,9 @@ fn answer_with(status: StatusCode, reply: &Reply, notifications: Vec<Value>) -> 
         return json_reply(status, reply);
     }
     let mut events = String::new();
-    let reply = serde_json::to_value(reply).unwrap_or_default();
-    for message in notifications.iter().chain([&reply]) {
+    let reply = serde_json::to_string(reply).unwrap_or_default();
+    let messages = notifications.iter().map(Value::to_string).chain([reply]);
+    for message in messages {
         events.push_str(&format!("event: message\ndata: {message}\n\n"));
     }
     let mut response = Response::new(Full::new(Bytes::from(events)));
