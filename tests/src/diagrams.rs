@@ -32,6 +32,7 @@ pub const SEQUENCES: &[(&str, &str)] = &[
     ("ch08", "tour"),
     ("ch11", "tour"),
     ("ch11", "both_eras"),
+    ("ch12", "tour"),
 ];
 
 /// The transcripts whose parties make the introduction's picture of a host,

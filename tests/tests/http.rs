@@ -191,6 +191,7 @@ fn sigterm_and_ctrl_c_end_it_cleanly() {
     }
 }
 
+// ANCHOR: scale_out
 /// Two instances on one `--state` folder, and a client that alternates
 /// between them as a round-robin balancer would.
 #[test]
@@ -228,3 +229,4 @@ fn two_instances_on_one_state_folder_take_turns() {
         "the line was added once"
     );
 }
+// ANCHOR_END: scale_out

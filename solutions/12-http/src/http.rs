@@ -174,11 +174,16 @@ fn answer_with(status: StatusCode, reply: &Reply, notifications: Vec<Value>) -> 
 /// 2026-07-28 gives each error its HTTP status, so that a gateway can act
 /// on a failure without reading the body.
 fn modern_status(code: i64) -> StatusCode {
+    // GAP(ch12/status): -32601 (no such method) is 404 Not Found, -32603
+    // (the server's own fault) is 500, and every other error is 400.
+    // starter: let _ = code;
+    // starter: StatusCode::OK
     match code {
         -32601 => StatusCode::NOT_FOUND,
         -32603 => StatusCode::INTERNAL_SERVER_ERROR,
         _ => StatusCode::BAD_REQUEST,
     }
+    // END(ch12/status)
 }
 // ANCHOR_END: modern_status
 
@@ -220,6 +225,13 @@ fn check_modern_headers(
 fn expect_header(headers: &HeaderMap, name: &str, body_value: &str) -> Result<(), RpcError> {
     let mismatch =
         |detail: String| RpcError::new(HEADER_MISMATCH, format!("Header mismatch: {detail}"));
+    // GAP(ch12/header): no header `name`: `mismatch("the {name} header is
+    // missing")`. A value equal to `body_value`, or to its base64 form
+    // `=?base64?…?=` (base64::encode), is fine; any other value is
+    // `mismatch("{name} header value '{shown}' does not match body value
+    // '{body_value}'")`, where `shown` is the header's text.
+    // starter: let _ = (headers, name, body_value, mismatch, base64::encode);
+    // starter: Ok(())
     let Some(value) = headers.get(name) else {
         return Err(mismatch(format!("the {name} header is missing")));
     };
@@ -231,6 +243,7 @@ fn expect_header(headers: &HeaderMap, name: &str, body_value: &str) -> Result<()
     Err(mismatch(format!(
         "{name} header value '{shown}' does not match body value '{body_value}'"
     )))
+    // END(ch12/header)
 }
 // ANCHOR_END: modern_headers
 
@@ -262,6 +275,11 @@ fn legacy_revision(method: &str, version: Option<&str>) -> Result<Option<String>
 /// to 127.0.0.1, but the browser names the page's origin. Loopback origins
 /// are ours; others only when `--allow-origin` names them exactly.
 fn origin_allowed(origin: &HeaderValue, allowed: &[String]) -> bool {
+    // GAP(ch12/origin): an origin named exactly in `allowed` passes; so does
+    // `http` or `https` `://` a loopback host (localhost, 127.0.0.1, [::1]),
+    // with or without `:port`. Anything else, "null" included, does not.
+    // starter: let _ = (origin, allowed);
+    // starter: true
     let Ok(origin) = origin.to_str() else {
         return false;
     };
@@ -276,6 +294,7 @@ fn origin_allowed(origin: &HeaderValue, allowed: &[String]) -> bool {
         _ => rest,
     };
     matches!(scheme, "http" | "https") && matches!(host, "localhost" | "127.0.0.1" | "[::1]")
+    // END(ch12/origin)
 }
 
 /// A bearer token (RFC 6750): 401 with `WWW-Authenticate` when it is
