@@ -76,6 +76,27 @@ pub fn check(transcript: &Transcript, target: &Target) -> Result<(), String> {
     Ok(())
 }
 
+/// `cargo xtask run NN` for an HTTP chapter: sends each request of the
+/// transcript and prints it with the response that came back.
+pub fn play(transcript: &Transcript, target: &Target) -> Result<(), String> {
+    let mut server = Listening::start(transcript, target)?;
+    println!("the server listens on http://{}/mcp\n", server.address);
+    for exchange in exchanges(transcript) {
+        let request = request_bytes(&exchange.request, &server.address);
+        let shown = String::from_utf8_lossy(&request).replace("\r\n", "\n");
+        println!("→ {}\n", shown.trim_end().replace('\n', "\n  "));
+        match send(&server.address, &request) {
+            Ok(response) => {
+                let text = String::from_utf8_lossy(&response).replace("\r\n", "\n");
+                println!("← {}\n", text.trim_end().replace('\n', "\n  "));
+            }
+            Err(err) => println!("← (no response: {err})\n"),
+        }
+    }
+    server.stop();
+    Ok(())
+}
+
 /// Splits the frames into requests and the responses after them.
 fn exchanges(transcript: &Transcript) -> Vec<Exchange<'_>> {
     let mut exchanges: Vec<Exchange> = Vec::new();
