@@ -182,22 +182,22 @@ fn options(args: Vec<String>) -> Result<Options, String> {
     let mut fixtures = false;
     let mut args = args.into_iter();
     while let Some(arg) = args.next() {
-        if arg == "--conformance-fixtures" {
-            fixtures = true;
-            continue;
-        }
-        let value = args.next().ok_or(format!("{arg} needs a value"))?;
         let slot = match arg.as_str() {
+            "--conformance-fixtures" => {
+                fixtures = true;
+                continue;
+            }
+            "--allow-origin" => {
+                origins.push(args.next().ok_or("--allow-origin needs an origin")?);
+                continue;
+            }
             "--listen" => &mut listen,
             "--token" => &mut token,
             "--notes-dir" => &mut notes,
             "--state" => &mut state,
-            "--allow-origin" => {
-                origins.push(value);
-                continue;
-            }
             _ => return Err(format!("unknown argument {arg:?}")),
         };
+        let value = args.next().ok_or(format!("{arg} needs a value"))?;
         if slot.replace(value).is_some() {
             return Err(format!("{arg} may be given only once"));
         }
