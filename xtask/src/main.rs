@@ -2,6 +2,7 @@
 //! everything works with plain cargo too.
 
 mod bench;
+mod bench_http;
 mod book;
 mod bundle;
 mod hint;
@@ -71,6 +72,7 @@ fn main() -> ExitCode {
         Some("changes") => changes(rest),
         Some("book-check") => book::check(),
         Some("bless") => bless(rest),
+        Some("bench") if rest.iter().any(|arg| arg == "--http") => bench_http::run(rest),
         Some("bench") => bench::run(rest),
         Some("bundle") => bundle::run(rest),
         _ => Err(USAGE.to_string()),
