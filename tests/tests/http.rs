@@ -95,6 +95,7 @@ impl Server {
 
     /// Stops the server with a signal and returns its exit status and the
     /// rest of its log.
+    #[cfg(unix)]
     fn stop(mut self, signal: &str) -> (Option<i32>, String) {
         let pid = self.child.id().to_string();
         let sent = Command::new("kill").args([signal, &pid]).status().unwrap();
@@ -181,6 +182,8 @@ fn the_token_may_come_from_the_environment() {
     assert_eq!(server.post(&headers, &call), response("200 OK", &[], SUM));
 }
 
+/// `kill` sends the signals, so this one is for unix.
+#[cfg(unix)]
 #[test]
 fn sigterm_and_ctrl_c_end_it_cleanly() {
     for (signal, word) in [("-TERM", "terminated"), ("-INT", "interrupted")] {

@@ -147,6 +147,7 @@ async fn serve(listen: SocketAddr, shared: Arc<Shared>) -> Result<(), String> {
 
 /// Resolves on the first Ctrl-C (SIGINT) or SIGTERM, naming it. The
 /// handlers are installed when this is called, not when it is first awaited.
+#[cfg(unix)]
 fn stop_signal() -> std::io::Result<impl Future<Output = &'static str>> {
     use tokio::signal::unix::{SignalKind, signal};
     let mut interrupt = signal(SignalKind::interrupt())?;
@@ -156,6 +157,16 @@ fn stop_signal() -> std::io::Result<impl Future<Output = &'static str>> {
             _ = interrupt.recv() => "interrupted",
             _ = terminate.recv() => "terminated",
         }
+    })
+}
+
+/// Elsewhere (Windows) there is no SIGTERM: Ctrl-C only.
+#[cfg(not(unix))]
+fn stop_signal() -> std::io::Result<impl Future<Output = &'static str>> {
+    let interrupt = tokio::signal::ctrl_c();
+    Ok(async move {
+        let _ = interrupt.await;
+        "interrupted"
     })
 }
 // ANCHOR_END: serve
