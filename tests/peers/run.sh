@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Checks one chapter's reference server against two real MCP clients: the
-# official Python SDK and the MCP Inspector's CLI.
+# official Python SDK and the MCP Inspector's CLI. Chapter 12's server speaks
+# HTTP instead of stdio: it meets the official conformance suite instead.
 #
 # Usage: tests/peers/run.sh CHAPTER     e.g. tests/peers/run.sh 03
 #
@@ -38,6 +39,17 @@ bash "$here/install.sh"
 
 # Run both clients, even if the first one fails, and report both.
 failed=()
+
+if [[ $chapter == 12 ]]; then
+    echo "== official conformance suite (HTTP)"
+    bash "$here/conformance.sh" "$bin" || failed+=("conformance suite")
+    if [[ ${#failed[@]} -gt 0 ]]; then
+        echo "run.sh: chapter $chapter failed with: ${failed[*]}" >&2
+        exit 1
+    fi
+    echo "== chapter $chapter: all peer checks passed"
+    exit 0
+fi
 
 echo "== official Python SDK (mcp)"
 "$root/.peers/venv/bin/python" "$here/python_client.py" "$bin" "$chapter" || failed+=("python client")

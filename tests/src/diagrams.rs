@@ -33,6 +33,7 @@ pub const SEQUENCES: &[(&str, &str)] = &[
     ("ch09", "tour"),
     ("ch11", "tour"),
     ("ch11", "both_eras"),
+    ("ch12", "tour"),
 ];
 
 /// The transcripts whose parties make the introduction's picture of a host,

@@ -28,6 +28,7 @@ pub mod exercises;
 pub mod gaps;
 pub mod generated;
 pub mod hints;
+pub mod http_runner;
 pub mod jsondiff;
 pub mod learner;
 pub mod runner;

@@ -276,6 +276,9 @@ pub fn check_waiting(
     target: &Target,
     timeout: Duration,
 ) -> Result<(), String> {
+    if transcript.runner == "http" {
+        return crate::http_runner::check(transcript, target);
+    }
     if transcript.runner != "server" {
         // Hosts (`client`, `agent`) are driven the other way round.
         return crate::client_runner::check(transcript, target);

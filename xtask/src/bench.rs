@@ -50,6 +50,9 @@ shows each `tools/call add` row's pipelined throughput as a ratio to it.
 
   --runs N     spawns for the cold-start measurement (default 200)
   --json PATH  also write the numbers as JSON to PATH
+
+`cargo xtask bench --http` measures chapter 12's HTTP server instead
+(`cargo xtask bench --http --help`).
 ";
 
 /// Spawns for the cold-start median, unless `--runs` says otherwise.

@@ -2,6 +2,7 @@
 //! everything works with plain cargo too.
 
 mod bench;
+mod bench_http;
 mod book;
 mod bundle;
 mod hint;
@@ -73,6 +74,7 @@ fn main() -> ExitCode {
         Some("changes") => changes(rest),
         Some("book-check") => book::check(),
         Some("bless") => bless(rest),
+        Some("bench") if rest.iter().any(|arg| arg == "--http") => bench_http::run(rest),
         Some("bench") => bench::run(rest),
         Some("bundle") => bundle::run(rest),
         _ => Err(USAGE.to_string()),
@@ -169,6 +171,14 @@ fn play(args: &[String]) -> Result<(), String> {
     let target = target_arg(args, &chapter)?;
     let transcript =
         Transcript::load(&chapter.transcript_path("tour")).map_err(|err| err.to_string())?;
+    if transcript.runner == "http" {
+        // From chapter 12 on a server may listen on HTTP instead of stdin.
+        println!(
+            "chapter {} — {} — {}",
+            chapter.dir, transcript.name, target.label
+        );
+        return wire_tests::http_runner::play(&transcript, &target);
+    }
     if transcript.runner != "server" {
         // From chapter 6 on the binary is a host: it starts its own servers,
         // and with no action runs its own demo; --trace shows every frame.
@@ -234,6 +244,15 @@ fn play(args: &[String]) -> Result<(), String> {
 fn trace(args: &[String]) -> Result<(), String> {
     let chapter = chapter_arg(args)?;
     let tour = Transcript::load(&chapter.transcript_path("tour")).map_err(|err| err.to_string())?;
+    if tour.runner == "http" {
+        return Err(format!(
+            "chapter {} speaks HTTP, not stdin: start it (`cargo run -p {}`) and send \
+             requests with curl; `cargo xtask run {:02}` shows the tour",
+            chapter.dir,
+            chapter.solution_package(),
+            chapter.number
+        ));
+    }
     if tour.runner != "server" {
         return Err(format!(
             "chapter {} is a host: it writes the frames itself; `cargo xtask run {:02}` shows them",

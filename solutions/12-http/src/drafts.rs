@@ -1,0 +1,251 @@
+//! Drafts: state a session would have held, carried instead as a handle.
+//! `start_draft` answers a handle (`draft-1`); the caller passes it back in
+//! every later call, so whichever instance gets the call finds the draft in
+//! the state folder. Nothing depends on which connection the call came on.
+//!
+//! A change carries an operation key the caller picks. The key is stored in
+//! the draft with the change and its outcome, in one write: a retried call
+//! gets the first outcome back instead of changing the draft twice.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
+
+use crate::SERVER_NAME;
+use crate::jsonrpc::RpcError;
+use crate::state::State;
+
+// ANCHOR: draft
+/// One draft, as its file in the state folder holds it.
+#[derive(Serialize, Deserialize)]
+struct Draft {
+    title: String,
+    lines: Vec<String>,
+    /// Every operation key applied to this draft, with what it asked and
+    /// what it answered.
+    operations: BTreeMap<String, Operation>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct Operation {
+    /// The call's arguments, without the key itself.
+    arguments: Map<String, Value>,
+    /// The tool result it got.
+    outcome: Value,
+}
+// ANCHOR_END: draft
+
+// ANCHOR: definitions
+pub fn definitions() -> [Value; 3] {
+    let draft = json!({
+        "type": "string",
+        "description": "The handle start_draft returned, such as draft-1",
+    });
+    [
+        json!({
+            "name": "start_draft",
+            "title": "Start a note draft",
+            "description": "Starts an empty engineering note. Returns its handle: pass it to \
+                            append_to_draft and read_draft.",
+            "inputSchema": {
+                "type": "object",
+                "properties": { "title": { "type": "string", "minLength": 1 } },
+                "required": ["title"],
+                "additionalProperties": false,
+            },
+        }),
+        json!({
+            "name": "append_to_draft",
+            "title": "Append a line to a draft",
+            "description": "Appends one line to a draft. operation_key names this change: \
+                            send the same key when you retry, and the change is made once.",
+            "inputSchema": {
+                "type": "object",
+                "properties": {
+                    "draft": draft,
+                    "text": { "type": "string", "minLength": 1 },
+                    "operation_key": {
+                        "type": "string",
+                        "minLength": 1,
+                        "description": "A new key for each change, the same key for a retry",
+                    },
+                },
+                "required": ["draft", "text", "operation_key"],
+                "additionalProperties": false,
+            },
+        }),
+        json!({
+            "name": "read_draft",
+            "title": "Read a draft",
+            "description": "Returns a draft's title and lines.",
+            "inputSchema": {
+                "type": "object",
+                "properties": { "draft": draft },
+                "required": ["draft"],
+                "additionalProperties": false,
+            },
+            "annotations": { "readOnlyHint": true },
+        }),
+    ]
+}
+// ANCHOR_END: definitions
+
+/// Runs one of the draft tools. `Ok(None)` means `name` is not one of them.
+pub fn call(
+    name: &str,
+    arguments: &Map<String, Value>,
+    state: &State,
+) -> Result<Option<Value>, RpcError> {
+    let outcome = match name {
+        "start_draft" => start(arguments, state),
+        "append_to_draft" => append(arguments, state),
+        "read_draft" => read(arguments, state),
+        _ => return Ok(None),
+    };
+    // A tool error is the caller's to fix; a failing disk is ours.
+    match outcome {
+        Ok(result) => Ok(Some(result)),
+        Err(Failure::Caller(advice)) => Ok(Some(tool_error(&advice))),
+        Err(Failure::Disk(err)) => {
+            eprintln!("{SERVER_NAME}: state folder: {err}");
+            Err(RpcError::new(
+                -32603,
+                "Internal error: cannot use the state folder".into(),
+            ))
+        }
+    }
+}
+
+enum Failure {
+    Caller(String),
+    Disk(std::io::Error),
+}
+
+impl From<std::io::Error> for Failure {
+    fn from(err: std::io::Error) -> Failure {
+        Failure::Disk(err)
+    }
+}
+
+// ANCHOR: start
+fn start(arguments: &Map<String, Value>, state: &State) -> Result<Value, Failure> {
+    only(arguments, &["title"])?;
+    let title = text(arguments, "title")?;
+    let draft = Draft {
+        title: title.to_string(),
+        lines: Vec::new(),
+        operations: BTreeMap::new(),
+    };
+    // The first free number: `create` lets one instance win each name.
+    let contents = to_text(&draft);
+    let mut number = 1;
+    while !state.create(&file_name(&format!("draft-{number}")), &contents)? {
+        number += 1;
+    }
+    let handle = format!("draft-{number}");
+    let summary = format!("Started {handle} ({title}); pass \"draft\": \"{handle}\" from now on.");
+    Ok(tool_result(summary, json!({ "draft": handle })))
+}
+// ANCHOR_END: start
+
+// ANCHOR: append
+fn append(arguments: &Map<String, Value>, state: &State) -> Result<Value, Failure> {
+    only(arguments, &["draft", "text", "operation_key"])?;
+    let (handle, line) = (text(arguments, "draft")?, text(arguments, "text")?);
+    let key = text(arguments, "operation_key")?;
+    let mut draft = load(state, handle)?;
+    // What the key is recorded with: the call's arguments without the key.
+    let mut asked = arguments.clone();
+    asked.remove("operation_key");
+    if let Some(done) = draft.operations.get(key) {
+        if done.arguments == asked {
+            return Ok(done.outcome.clone());
+        }
+        return Err(Failure::Caller(format!(
+            "operation_key \"{key}\" was already used on {handle} with other arguments; \
+             use a new key for a new change, the same key only to retry the same call"
+        )));
+    }
+    draft.lines.push(line.to_string());
+    let count = draft.lines.len();
+    let outcome = tool_result(
+        format!("{handle} has {count} line(s) now."),
+        json!({ "draft": handle, "lines": count }),
+    );
+    let operation = Operation {
+        arguments: asked,
+        outcome: outcome.clone(),
+    };
+    draft.operations.insert(key.to_string(), operation);
+    // The change, the key and the outcome go to the disk in one write.
+    state.replace(&file_name(handle), &to_text(&draft))?;
+    Ok(outcome)
+}
+// ANCHOR_END: append
+
+fn read(arguments: &Map<String, Value>, state: &State) -> Result<Value, Failure> {
+    only(arguments, &["draft"])?;
+    let handle = text(arguments, "draft")?;
+    let draft = load(state, handle)?;
+    let body = format!("# {}\n{}", draft.title, draft.lines.join("\n"));
+    let structured = json!({ "draft": handle, "title": draft.title, "lines": draft.lines });
+    Ok(tool_result(body, structured))
+}
+
+/// The draft a handle names. Handles are `draft-N`: anything else, a path
+/// in particular, names no file in the state folder.
+fn load(state: &State, handle: &str) -> Result<Draft, Failure> {
+    let unknown = || {
+        Failure::Caller(format!(
+            "there is no draft \"{handle}\"; start_draft returns a handle such as draft-1"
+        ))
+    };
+    let number = handle.strip_prefix("draft-").ok_or_else(unknown)?;
+    if number.is_empty() || !number.bytes().all(|byte| byte.is_ascii_digit()) {
+        return Err(unknown());
+    }
+    let text = state.read(&file_name(handle))?.ok_or_else(unknown)?;
+    serde_json::from_str(&text).map_err(|err| Failure::Disk(err.into()))
+}
+
+fn file_name(handle: &str) -> String {
+    format!("{handle}.json")
+}
+
+fn to_text(draft: &Draft) -> String {
+    serde_json::to_string(draft).expect("a draft is plain data")
+}
+
+/// Refuses arguments the tool does not take.
+fn only(arguments: &Map<String, Value>, names: &[&str]) -> Result<(), Failure> {
+    match arguments.keys().find(|key| !names.contains(&key.as_str())) {
+        Some(unknown) => Err(Failure::Caller(format!(
+            "Unknown argument \"{unknown}\": this tool takes {}.",
+            names.join(", ")
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// A non-empty string argument.
+fn text<'a>(arguments: &'a Map<String, Value>, name: &str) -> Result<&'a str, Failure> {
+    match arguments.get(name) {
+        Some(Value::String(value)) if !value.trim().is_empty() => Ok(value),
+        _ => Err(Failure::Caller(format!(
+            "Argument \"{name}\" must be a non-empty string."
+        ))),
+    }
+}
+
+fn tool_result(summary: String, structured: Value) -> Value {
+    json!({
+        "content": [{ "type": "text", "text": summary }],
+        "structuredContent": structured,
+        "isError": false,
+    })
+}
+
+fn tool_error(advice: &str) -> Value {
+    json!({ "content": [{ "type": "text", "text": advice }], "isError": true })
+}

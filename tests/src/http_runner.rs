@@ -1,0 +1,295 @@
+//! Transcripts of HTTP exchanges (`# runner: http`, chapter 12 on): the
+//! binary under test is a server listening on a loopback port, and every
+//! group of `->` lines is one HTTP request, every group of `<-` lines the
+//! whole response expected to it.
+//!
+//! ```text
+//! # runner: http
+//! # args: --token s3cret               more arguments; the runner adds
+//! #                                    --listen 127.0.0.1:0 and reads the
+//! #                                    bound address from `listening on …`
+//! -> POST /mcp                         the request line, without HTTP/1.1
+//! -> Content-Type: application/json    header lines, as sent
+//! ->                                   an empty line, then the body's lines
+//! -> {"jsonrpc":"2.0","id":1,…}        (joined with \n; none: no body)
+//! <- 200 OK                            the status, without HTTP/1.1
+//! <- content-type: application/json    the response's headers in order,
+//! <-                                   except date, connection and
+//! <- {"jsonrpc":"2.0","id":1,…}        content-length; then its body
+//! ```
+//!
+//! A request starts at its request line (`METHOD /path`), so two requests
+//! may follow each other without a response between them (a 202 may be
+//! written out, or not). The runner adds `Host`, `Content-Length` and `Connection: close` to each
+//! request and opens a new connection for it. A response without a body
+//! ends after its headers (no empty line). The solution must match byte for
+//! byte; another implementation (a starter) must send the same status and
+//! headers, and a body with the same JSON value.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use crate::runner::{self, Run};
+use crate::target::Target;
+use crate::transcript::{Direction, Frame, Transcript};
+
+/// How long to wait for the server to listen, and for each response.
+const WAIT: Duration = Duration::from_secs(10);
+
+/// Response headers that change from run to run, or that hyper adds itself.
+const UNCHECKED: [&str; 3] = ["date", "connection", "content-length"];
+
+/// One request and the response the transcript expects to it.
+struct Exchange<'a> {
+    request: Vec<&'a Frame>,
+    response: Vec<&'a Frame>,
+}
+
+pub fn check(transcript: &Transcript, target: &Target) -> Result<(), String> {
+    let fail =
+        |run: Option<&Run>, problem: String| runner::report(transcript, target, run, &problem);
+    let mut server = Listening::start(transcript, target).map_err(|err| fail(None, err))?;
+    for (index, exchange) in exchanges(transcript).iter().enumerate() {
+        let position = format!("exchange {}", index + 1);
+        let request = request_bytes(&exchange.request, &server.address);
+        let actual = send(&server.address, &request)
+            .map_err(|err| format!("{position}: {err}"))
+            .map(|response| normalize(&response));
+        let expected = expected_text(&exchange.response);
+        let problem = match actual {
+            Err(problem) => Some(problem),
+            Ok(actual) if same(&expected, &actual, target.exact()) => None,
+            Ok(actual) => Some(format!(
+                "{position} (line {}): the response differs\n--- expected\n{expected}--- actual\n{actual}",
+                exchange.request[0].line
+            )),
+        };
+        if let Some(problem) = problem {
+            let run = server.stop();
+            return Err(fail(Some(&run), problem));
+        }
+    }
+    server.stop();
+    Ok(())
+}
+
+/// `cargo xtask run NN` for an HTTP chapter: sends each request of the
+/// transcript and prints it with the response that came back.
+pub fn play(transcript: &Transcript, target: &Target) -> Result<(), String> {
+    let mut server = Listening::start(transcript, target)?;
+    println!("the server listens on http://{}/mcp\n", server.address);
+    for exchange in exchanges(transcript) {
+        let request = request_bytes(&exchange.request, &server.address);
+        let shown = String::from_utf8_lossy(&request).replace("\r\n", "\n");
+        println!("→ {}\n", shown.trim_end().replace('\n', "\n  "));
+        match send(&server.address, &request) {
+            Ok(response) => {
+                let text = String::from_utf8_lossy(&response).replace("\r\n", "\n");
+                println!("← {}\n", text.trim_end().replace('\n', "\n  "));
+            }
+            Err(err) => println!("← (no response: {err})\n"),
+        }
+    }
+    server.stop();
+    Ok(())
+}
+
+/// Splits the frames into requests and the responses after them.
+fn exchanges(transcript: &Transcript) -> Vec<Exchange<'_>> {
+    let mut exchanges: Vec<Exchange> = Vec::new();
+    for frame in &transcript.frames {
+        match frame.direction {
+            Direction::ClientToServer => match exchanges.last_mut() {
+                Some(last) if last.response.is_empty() && !is_request_line(frame) => {
+                    last.request.push(frame)
+                }
+                _ => exchanges.push(Exchange {
+                    request: vec![frame],
+                    response: Vec::new(),
+                }),
+            },
+            Direction::ServerToClient => {
+                if let Some(last) = exchanges.last_mut() {
+                    last.response.push(frame);
+                }
+            }
+            _ => {}
+        }
+    }
+    exchanges
+}
+
+/// `POST /mcp`, `GET /mcp`: an upper-case method, a space, a path. Such a
+/// line starts the next request, even without a response in between.
+fn is_request_line(frame: &Frame) -> bool {
+    let text = String::from_utf8_lossy(&frame.bytes);
+    text.split_once(' ').is_some_and(|(method, path)| {
+        !method.is_empty()
+            && method.bytes().all(|byte| byte.is_ascii_uppercase())
+            && path.starts_with('/')
+    })
+}
+
+/// The request on the wire: CRLF line ends, the runner's own headers, the
+/// body's lines joined with `\n`.
+fn request_bytes(frames: &[&Frame], address: &str) -> Vec<u8> {
+    let text = |frame: &Frame| {
+        String::from_utf8_lossy(&frame.bytes)
+            .trim_end_matches('\n')
+            .to_string()
+    };
+    let mut lines = frames.iter();
+    let first = lines.next().map(|frame| text(frame)).unwrap_or_default();
+    let mut head = format!("{first} HTTP/1.1\r\n");
+    for frame in lines.by_ref() {
+        let line = text(frame);
+        if line.is_empty() {
+            break;
+        }
+        head.push_str(&line);
+        head.push_str("\r\n");
+    }
+    let mut body: Vec<u8> = lines.flat_map(|frame| frame.bytes.clone()).collect();
+    if body.last() == Some(&b'\n') {
+        body.pop();
+    }
+    head.push_str(&format!(
+        "Host: {address}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    ));
+    let mut bytes = head.into_bytes();
+    bytes.extend(body);
+    bytes
+}
+
+fn send(address: &str, request: &[u8]) -> Result<Vec<u8>, String> {
+    let mut stream = TcpStream::connect(address).map_err(|err| format!("cannot connect: {err}"))?;
+    stream
+        .set_read_timeout(Some(WAIT))
+        .map_err(|err| err.to_string())?;
+    // A server may answer (413, say) before it has read the whole body and
+    // close; the response still counts, so a failed write is not an error.
+    let _ = stream.write_all(request);
+    let mut response = Vec::new();
+    stream
+        .read_to_end(&mut response)
+        .map_err(|err| format!("no whole response within {} s: {err}", WAIT.as_secs()))?;
+    Ok(response)
+}
+
+/// The response as a transcript writes it.
+fn normalize(response: &[u8]) -> String {
+    let text = String::from_utf8_lossy(response);
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    let mut lines = head.split("\r\n");
+    let status = lines.next().unwrap_or_default();
+    let mut out = format!("{}\n", status.strip_prefix("HTTP/1.1 ").unwrap_or(status));
+    for header in lines {
+        let name = header
+            .split(':')
+            .next()
+            .unwrap_or_default()
+            .to_ascii_lowercase();
+        if !UNCHECKED.contains(&name.as_str()) {
+            out.push_str(header);
+            out.push('\n');
+        }
+    }
+    if !body.is_empty() {
+        out.push('\n');
+        out.push_str(body);
+        if !body.ends_with('\n') {
+            out.push('\n');
+        }
+    }
+    out
+}
+
+fn expected_text(frames: &[&Frame]) -> String {
+    let bytes: Vec<u8> = frames
+        .iter()
+        .flat_map(|frame| frame.bytes.clone())
+        .collect();
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
+/// Byte for byte for the solution; for anyone else the head must match and
+/// the body must hold the same JSON value.
+fn same(expected: &str, actual: &str, exact: bool) -> bool {
+    if exact || expected == actual {
+        return expected == actual;
+    }
+    let split = |text: &str| -> (String, String) {
+        match text.split_once("\n\n") {
+            Some((head, body)) => (head.to_string(), body.to_string()),
+            None => (text.to_string(), String::new()),
+        }
+    };
+    let ((want_head, want_body), (got_head, got_body)) = (split(expected), split(actual));
+    let json = |body: &str| serde_json::from_str::<serde_json::Value>(body).ok();
+    want_head == got_head && json(&want_body).is_some() && json(&want_body) == json(&got_body)
+}
+
+/// The server under test, listening on a port of its choosing.
+struct Listening {
+    child: Child,
+    address: String,
+    log: mpsc::Receiver<String>,
+}
+
+impl Listening {
+    fn start(transcript: &Transcript, target: &Target) -> Result<Listening, String> {
+        let mut child = Command::new(&target.path)
+            .args(["--listen", "127.0.0.1:0"])
+            .args(&transcript.args)
+            .envs(transcript.env.iter().cloned())
+            .env_remove("WIRE_TOKEN")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|err| format!("cannot start {}: {err}", target.path.display()))?;
+        // A thread reads the log, so a server that never prints cannot hang us.
+        let (lines, log) = mpsc::channel();
+        let stderr = child.stderr.take().expect("stderr is piped");
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                if lines.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let first = log.recv_timeout(WAIT).unwrap_or_default();
+        let Some(address) = first
+            .strip_prefix("listening on http://")
+            .and_then(|rest| rest.strip_suffix("/mcp"))
+        else {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(format!(
+                "the server's first stderr line should be `listening on http://ADDR/mcp`, not {first:?}"
+            ));
+        };
+        Ok(Listening {
+            address: address.to_string(),
+            child,
+            log,
+        })
+    }
+
+    /// Ends the server and returns what it logged, for the report.
+    fn stop(&mut self) -> Run {
+        let _ = self.child.kill();
+        let status = self.child.wait().ok().and_then(|status| status.code());
+        std::thread::sleep(Duration::from_millis(20));
+        let stderr: Vec<String> = self.log.try_iter().collect();
+        Run {
+            stdout: Vec::new(),
+            stderr: stderr.join("\n").into_bytes(),
+            status,
+        }
+    }
+}
