@@ -11,8 +11,6 @@ use crate::jsonrpc::RpcError;
 // ANCHOR: keys
 /// The one modern revision this server speaks.
 pub const MODERN_VERSION: &str = "2026-07-28";
-/// Every revision this server speaks, in either era, newest first.
-const ALL_VERSIONS: [&str; 3] = [MODERN_VERSION, "2025-11-25", "2025-06-18"];
 
 /// The `_meta` keys of a modern request: the first two are required.
 const VERSION_KEY: &str = "io.modelcontextprotocol/protocolVersion";
@@ -63,11 +61,14 @@ fn bad_key(key: &str, expected: &str, found: Option<&Value>) -> RpcError {
     RpcError::invalid_params(problem).with_data(json!({ "key": key, "expected": expected }))
 }
 
-/// -32022: the client may retry with one of `supported`. The handshake
-/// revisions are listed too, so a dual-era client can fall back to them.
+/// -32022: the client may retry with one of `supported`, so it names only
+/// what a request like this one may name: in `_meta` we take 2026-07-28
+/// alone (the handshake revisions need an `initialize` first). It agrees
+/// with `server/discover`'s `supportedVersions`, as the conformance suite
+/// checks.
 fn unsupported(requested: &str) -> RpcError {
     RpcError::new(-32022, "Unsupported protocol version".into())
-        .with_data(json!({ "supported": ALL_VERSIONS, "requested": requested }))
+        .with_data(json!({ "supported": [MODERN_VERSION], "requested": requested }))
 }
 // ANCHOR_END: check_meta
 

@@ -75,11 +75,9 @@ fn bad_key(key: &str, expected: &str, found: Option<&Value>) -> RpcError {
     RpcError::invalid_params(problem).with_data(json!({ "key": key, "expected": expected }))
 }
 
-/// -32022: the client may retry with one of `supported`. The handshake
-/// revisions are listed too, so a dual-era client can fall back to them.
-/// `supported` names only what a request like this one may name: the client
-/// retries with one of them in `_meta`, and in `_meta` we take 2026-07-28
-/// alone (the legacy revisions need an `initialize` first). It must agree
+/// -32022: the client may retry with one of `supported`, so it names only
+/// what a request like this one may name: in `_meta` we take 2026-07-28
+/// alone (the handshake revisions need an `initialize` first). It agrees
 /// with `server/discover`'s `supportedVersions`, as the conformance suite
 /// checks.
 fn unsupported(requested: &str) -> RpcError {
