@@ -47,7 +47,12 @@ for revision in 2025-11-25 2026-07-28; do
         failed+=("$revision")
     fi
     # The per-scenario summary and the baseline's verdict, without colours.
-    sed -n '/=== SUMMARY ===/,$p' "$out" | sed 's/\x1b\[[0-9;]*m//g'
+    # Counts are of the suite's checks, and expected failures (sampling,
+    # elicitation, input-required; see the baseline) are among them: say so
+    # on each line, so that no reader, person or CI, takes a line such as
+    # "Total: 123 passed, 46 failed" for a test run that failed.
+    sed -n '/=== SUMMARY ===/,$p' "$out" | sed 's/\x1b\[[0-9;]*m//g' |
+        sed -E 's/([0-9]+) passed, ([0-9]+) failed$/\1 checks passed, \2 checks not passed (baseline: tests\/peers\/conformance-'"$revision"'.yml)/'
     [[ $status == ok ]] || tail -n 200 "$out" | sed 's/\x1b\[[0-9;]*m//g' | grep -A12 'Failed Checks' || true
     rm -f "$out"
 done
