@@ -102,21 +102,11 @@ impl ChapterCheck {
 /// The scenarios of `chapter` whose name contains `filter` (all without one).
 /// A filter that matches nothing is an error naming the scenarios.
 pub fn scenarios(chapter: &Chapter, filter: Option<&str>) -> Result<Vec<String>, String> {
-    let all = chapter.scenarios();
-    let chosen: Vec<String> = all
-        .iter()
-        .filter(|name| filter.is_none_or(|filter| name.contains(filter)))
-        .cloned()
-        .collect();
-    if chosen.is_empty() {
-        return Err(format!(
-            "no scenario of {} matches {:?}; its scenarios are: {}",
-            chapter.id(),
-            filter.unwrap_or(""),
-            all.join(", ")
-        ));
-    }
-    Ok(chosen)
+    matching(
+        chapter.scenarios(),
+        filter,
+        &format!("scenario of {}", chapter.id()),
+    )
 }
 
 /// The stretch scenarios of `chapter` whose name contains `filter`; an
@@ -129,6 +119,15 @@ pub fn stretch_scenarios(chapter: &Chapter, filter: Option<&str>) -> Result<Vec<
             chapter.number
         ));
     }
+    matching(
+        all,
+        filter,
+        &format!("stretch scenario of {}", chapter.id()),
+    )
+}
+
+/// The names in `all` that contain `filter`, or an error that lists them.
+fn matching(all: Vec<String>, filter: Option<&str>, what: &str) -> Result<Vec<String>, String> {
     let chosen: Vec<String> = all
         .iter()
         .filter(|name| filter.is_none_or(|filter| name.contains(filter)))
@@ -136,8 +135,7 @@ pub fn stretch_scenarios(chapter: &Chapter, filter: Option<&str>) -> Result<Vec<
         .collect();
     if chosen.is_empty() {
         return Err(format!(
-            "no stretch scenario of {} matches {:?}; they are: {}",
-            chapter.id(),
+            "no {what} matches {:?}; the names are: {}",
             filter.unwrap_or(""),
             all.join(", ")
         ));
