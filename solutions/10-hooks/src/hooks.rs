@@ -344,6 +344,9 @@ fn apply(event: &str, ran: Ran, outcome: &mut Outcome) -> String {
                 "exit 0".into()
             }
         }
+        // The shell's own codes for a command it could not run.
+        (126, _) => "exit 126: the command is not executable; no decision".into(),
+        (127, _) => "exit 127: the command was not found; no decision".into(),
         (code, _) => format!("exit {code}, non-blocking: {}", first_line(&stderr)),
     }
 }
@@ -382,7 +385,12 @@ fn read_json(event: &str, output: &Map<String, Value>, outcome: &mut Outcome) ->
             .as_str()
             .unwrap_or(text("reason"))
             .to_string();
-        said.push(format!("{permission:?}: {reason}").to_lowercase());
+        let word = format!("{permission:?}").to_lowercase();
+        said.push(if reason.is_empty() {
+            word
+        } else {
+            format!("{word}: {reason}")
+        });
         if outcome
             .permission
             .as_ref()
