@@ -359,6 +359,10 @@ async fn run_tool(harness: &Harness, context: &Context, call: &Value, slots: &Se
 /// reason the model will read; `ask` asks the user when there is a
 /// terminal, and is a no when there is none.
 fn permitted(before: &Outcome, lines: &mut Vec<String>) -> Result<(), String> {
+    // GAP(ch10/permitted): a block (exit 2) or a `deny` is an Err with the
+    // reason; `ask` is Ok only when ask_user says yes; anything else is Ok.
+    // starter: let _ = (before, lines, ask_user);
+    // starter: Ok(())
     if let Some(reason) = &before.block {
         return Err(format!("a PreToolUse hook blocked this call: {reason}"));
     }
@@ -379,6 +383,7 @@ fn permitted(before: &Outcome, lines: &mut Vec<String>) -> Result<(), String> {
         }
         _ => Ok(()),
     }
+    // END(ch10/permitted)
 }
 
 /// Asks on the terminal; no terminal is a no.

@@ -125,6 +125,11 @@ fn read_group(group: &Value, event: &str) -> Result<Group, String> {
 /// list of names; anything else is a regular expression, unanchored (so
 /// `mcp__notes__.*` matches every tool of the server `notes`).
 pub fn matches(matcher: &str, name: &str) -> bool {
+    // GAP(ch10/matches): empty or `*` matches all; a matcher of only
+    // letters, digits, `_`, `-`, spaces, `|` and `,` is a list of exact
+    // names; anything else is a regex::Regex, matched anywhere in the name.
+    // starter: let _ = (matcher, name);
+    // starter: true
     if matcher.is_empty() || matcher == "*" {
         return true;
     }
@@ -144,6 +149,7 @@ pub fn matches(matcher: &str, name: &str) -> bool {
             false
         }
     }
+    // END(ch10/matches)
 }
 // ANCHOR_END: matches
 

@@ -88,9 +88,9 @@ const DEMO_SCRIPT: &str = include_str!("../scripts/injection.json");
 /// instruction that the scripted model obeys.
 const DEMO_NOTE: &str = include_str!("../scripts/notes.md");
 /// The demo's hook: Claude Code's canonical rm blocker, failing closed.
-const DEMO_HOOK: &str = include_str!("../hooks/block-rm.sh");
+const DEMO_HOOK: &str = include_str!("../scripts/block-rm.sh");
 /// The chapter's own hooks, used when the program runs with no arguments.
-const DEFAULT_SETTINGS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/settings.json");
+const DEFAULT_SETTINGS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/settings.json");
 /// The chapter's own skills, used when no `--skills` is given.
 const DEFAULT_SKILLS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/skills");
 /// The chapter's own agents, used when no `--agents` is given.
