@@ -48,8 +48,8 @@ rm -rf, and this chapter's settings.json has a PreToolUse hook that blocks
 the call; no network.
 
 Options:
-  --settings FILE         the hooks of a settings.json file (default: none; with no
-                          arguments, this chapter's settings.json)
+  --settings FILE         the hooks of a settings.json file (default: none;
+                          with no arguments, this chapter's settings.json)
   --workdir DIR           where Bash and the hooks run (default: a fresh
                           temporary folder, removed at the end)
   --session-id ID         the session_id hooks receive (default: made up)
