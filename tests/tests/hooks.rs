@@ -1,0 +1,176 @@
+//! Chapter 10's command line, driven as a learner would run it. The
+//! transcripts (tests/transcripts/ch10) pin the hooks' frames; these tests
+//! pin the contract around them: `--settings FILE` and `--workdir DIR`
+//! checked before anything starts, commands run in the working folder,
+//! bad settings refused, and the demo's hook failing closed without jq.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use wire_tests::course::{self, Chapter};
+use wire_tests::target;
+
+/// A stuck binary fails its test instead of hanging the suite.
+const LIMIT: Duration = Duration::from_secs(60);
+
+/// The chapter's reference solution, run from the course root.
+fn ch10() -> Command {
+    let chapter = Chapter::find("10").expect("chapter 10 exists");
+    let path = target::build(&chapter.solution_package()).unwrap_or_else(|err| panic!("{err}"));
+    let mut command = Command::new(path);
+    command.current_dir(course::root()).timeout(LIMIT);
+    command
+}
+
+/// A fresh, empty folder for one test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("wire-hooks-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// A model script: one Bash call, then a final answer.
+fn one_bash_call(dir: &Path, command: &str) -> PathBuf {
+    let reply = |content: serde_json::Value, stop: &str| {
+        serde_json::json!({"id": "msg", "type": "message", "role": "assistant", "model": "scripted",
+            "content": content, "stop_reason": stop, "stop_sequence": null,
+            "usage": {"input_tokens": 0, "output_tokens": 0}})
+    };
+    let script = serde_json::json!({
+        "prompt": "Run it.",
+        "replies": [
+            reply(serde_json::json!([{"type": "tool_use", "id": "toolu_01", "name": "Bash",
+                                      "input": {"command": command}}]), "tool_use"),
+            reply(serde_json::json!([{"type": "text", "text": "Done."}]), "end_turn"),
+        ],
+    });
+    let path = dir.join("script.json");
+    std::fs::write(&path, script.to_string()).unwrap();
+    path
+}
+
+#[test]
+fn a_settings_file_that_does_not_exist_is_a_usage_error() {
+    ch10()
+        .args(["--settings", "no/such/settings.json", "hello"])
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(predicate::str::contains(
+            "--settings no/such/settings.json: no such file",
+        ));
+}
+
+#[test]
+fn a_workdir_that_does_not_exist_is_a_usage_error() {
+    ch10()
+        .args(["--workdir", "no/such/folder", "hello"])
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(predicate::str::contains(
+            "--workdir no/such/folder: no such folder",
+        ));
+}
+
+#[test]
+fn settings_that_are_not_json_stop_the_run_with_the_reason() {
+    let dir = scratch("bad-settings");
+    let settings = dir.join("settings.json");
+    std::fs::write(&settings, "{ \"hooks\": ").unwrap();
+    let script = one_bash_call(&dir, "echo hi");
+    ch10()
+        .arg("--settings")
+        .arg(&settings)
+        .arg("--script")
+        .arg(&script)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("settings.json: not JSON"));
+}
+
+#[test]
+fn bash_runs_in_the_workdir_and_reports_the_exit_status() {
+    let dir = scratch("workdir");
+    let work = dir.join("work");
+    std::fs::create_dir_all(&work).unwrap();
+    let script = one_bash_call(&dir, "echo made > made.txt; exit 3");
+    ch10()
+        .arg("--workdir")
+        .arg(&work)
+        .arg("--script")
+        .arg(&script)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("exit status 3"));
+    let made = std::fs::read_to_string(work.join("made.txt")).unwrap();
+    assert_eq!(made, "made\n");
+}
+
+#[test]
+fn bash_output_is_cut_with_a_note() {
+    let dir = scratch("long-output");
+    let script = one_bash_call(&dir, "yes x | head -c 100000");
+    ch10()
+        .arg("--script")
+        .arg(&script)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "[output truncated after 30000 bytes]",
+        ));
+}
+
+#[test]
+fn a_hook_that_crashes_never_takes_the_harness_down() {
+    let dir = scratch("crash");
+    let settings = dir.join("settings.json");
+    let hook = r#"{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[
+        {"type":"command","command":"kill -SEGV $$"}]}]}}"#;
+    std::fs::write(&settings, hook).unwrap();
+    let script = one_bash_call(&dir, "echo still here");
+    ch10()
+        .arg("--settings")
+        .arg(&settings)
+        .arg("--script")
+        .arg(&script)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("killed by a signal; no decision"))
+        .stdout(predicate::str::contains("still here"));
+}
+
+/// A folder of links to the programs the demo needs, and no jq.
+#[cfg(unix)]
+fn path_without_jq(dir: &Path) -> PathBuf {
+    let bin = dir.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    for program in ["sh", "bash", "cat", "rm"] {
+        let found = std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+            .map(|folder| folder.join(program))
+            .find(|path| path.is_file())
+            .unwrap_or_else(|| panic!("{program} is not on the PATH"));
+        std::os::unix::fs::symlink(found, bin.join(program)).unwrap();
+    }
+    bin
+}
+
+#[cfg(unix)]
+#[test]
+fn the_demos_hook_fails_closed_without_jq() {
+    let dir = scratch("no-jq");
+    let bin = path_without_jq(&dir);
+    ch10()
+        .env("PATH", &bin)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "a PreToolUse hook blocked this call: Blocked: jq is not installed",
+        ))
+        .stdout(predicate::str::contains(
+            "working folder: still there, notes.md intact",
+        ));
+}
