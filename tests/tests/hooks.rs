@@ -174,3 +174,38 @@ fn the_demos_hook_fails_closed_without_jq() {
             "working folder: still there, notes.md intact",
         ));
 }
+
+#[test]
+fn hooks_get_the_project_dir_and_can_read_the_transcript_file() {
+    let dir = scratch("transcript");
+    let work = dir.join("work");
+    std::fs::create_dir_all(&work).unwrap();
+    let work = std::fs::canonicalize(&work).unwrap();
+    let settings = dir.join("settings.json");
+    let hook = r#"{"hooks":{"Stop":[{"hooks":[{"type":"command","command":
+        "jq -r .transcript_path | xargs cat > seen.jsonl; echo \"$CLAUDE_PROJECT_DIR\" > dir.txt"}]}]}}"#;
+    std::fs::write(&settings, hook).unwrap();
+    let script = one_bash_call(&dir, "echo hi");
+    ch10()
+        .arg("--settings")
+        .arg(&settings)
+        .arg("--workdir")
+        .arg(&work)
+        .arg("--script")
+        .arg(&script)
+        .assert()
+        .success();
+    let project = std::fs::read_to_string(work.join("dir.txt")).unwrap();
+    assert_eq!(project, format!("{}\n", work.display()));
+    // One JSON line per message, in order: the prompt, the call, its
+    // result, and the final answer the Stop hook was asked about.
+    let seen = std::fs::read_to_string(work.join("seen.jsonl")).unwrap();
+    let lines: Vec<serde_json::Value> = seen
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let types: Vec<&str> = lines.iter().map(|l| l["type"].as_str().unwrap()).collect();
+    assert_eq!(types, ["user", "assistant", "user", "assistant"]);
+    assert_eq!(lines[0]["message"]["content"], "Run it.");
+    assert_eq!(lines[3]["message"]["content"][0]["text"], "Done.");
+}

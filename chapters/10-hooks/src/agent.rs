@@ -159,7 +159,7 @@ pub async fn run(
         // Every call of the reply runs at the same time; the results come
         // back in the order the model asked for them.
         let slots = Semaphore::new(harness.max_concurrent);
-        let runs: Vec<Run<'_>> = calls
+        let runs: Vec<Run<'_, Done>> = calls
             .iter()
             .map(|call| Box::pin(run_tool(harness, context, call, &slots)) as Pin<Box<_>>)
             .collect();
@@ -190,12 +190,13 @@ pub async fn run(
 /// One tool call under way: its `tool_result` block, its lines, and a
 /// hook's `stopReason` if one stopped the run, later.
 type Done = (Value, Vec<String>, Option<String>);
-type Run<'a> = Pin<Box<dyn Future<Output = Done> + 'a>>;
+/// Work under way: a tool call, or (in hooks.rs) a hook.
+pub type Run<'a, T> = Pin<Box<dyn Future<Output = T> + 'a>>;
 
-/// Runs the calls at the same time, on this one task, and returns their
+/// Runs the futures at the same time, on this one task, and returns their
 /// outputs in the order given: each poll polls every unfinished one.
-async fn join_all(mut runs: Vec<Run<'_>>) -> Vec<Done> {
-    let mut outputs: Vec<Option<Done>> = runs.iter().map(|_| None).collect();
+pub async fn join_all<T>(mut runs: Vec<Run<'_, T>>) -> Vec<T> {
+    let mut outputs: Vec<Option<T>> = runs.iter().map(|_| None).collect();
     std::future::poll_fn(|cx| {
         for (run, output) in runs.iter_mut().zip(&mut outputs) {
             if output.is_none() {

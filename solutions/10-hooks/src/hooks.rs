@@ -14,6 +14,7 @@ use std::time::Duration;
 use serde_json::{Map, Value, json};
 use tokio::process::Command;
 
+use crate::agent::{Run, join_all};
 use crate::bash;
 
 /// The events this harness fires (Claude Code has more).
@@ -221,10 +222,11 @@ impl Hooks {
             }
         }
         let stdin = Value::Object(input).to_string().into_bytes();
-        let runs = handlers
+        let runs: Vec<Run<'_, Ran>> = handlers
             .iter()
-            .map(|handler| self.run_one(event, handler, stdin.clone()));
-        let results = futures_join(runs.collect()).await;
+            .map(|handler| Box::pin(self.run_one(event, handler, stdin.clone())) as Run<'_, Ran>)
+            .collect();
+        let results = join_all(runs).await;
         let mut outcome = Outcome::default();
         let mut lines = Vec::new();
         for (handler, result) in handlers.iter().zip(results) {
@@ -276,31 +278,6 @@ enum Ran {
         stdout: String,
         stderr: String,
     },
-}
-
-/// Runs the futures at the same time and returns their outputs in order.
-async fn futures_join<F: std::future::Future>(runs: Vec<F>) -> Vec<F::Output> {
-    let mut set = Vec::new();
-    for run in runs {
-        set.push(Box::pin(run));
-    }
-    let mut outputs: Vec<Option<F::Output>> = set.iter().map(|_| None).collect();
-    std::future::poll_fn(|cx| {
-        for (run, output) in set.iter_mut().zip(&mut outputs) {
-            if output.is_none() {
-                if let std::task::Poll::Ready(value) = run.as_mut().poll(cx) {
-                    *output = Some(value);
-                }
-            }
-        }
-        if outputs.iter().all(Option::is_some) {
-            std::task::Poll::Ready(())
-        } else {
-            std::task::Poll::Pending
-        }
-    })
-    .await;
-    outputs.into_iter().flatten().collect()
 }
 
 // ANCHOR: apply
