@@ -335,7 +335,13 @@ async fn run_tool(harness: &Harness, context: &Context, call: &Value, slots: &Se
     if let Ok(result) = &outcome {
         input.insert("tool_input".into(), arguments.clone());
         input.insert("hook_event_name".into(), json!("PostToolUse"));
-        input.insert("tool_response".into(), result.clone());
+        // Bash answers with Claude Code's fields; any other tool with its
+        // whole result.
+        let response = match result.get("structuredContent") {
+            Some(fields) if name == bash::BASH => fields.clone(),
+            _ => result.clone(),
+        };
+        input.insert("tool_response".into(), response);
         let (after, said) = harness.hooks.fire("PostToolUse", Some(name), input).await;
         lines.extend(said);
         extra.extend(after.context);
@@ -402,7 +408,7 @@ async fn dispatch(
         lines.extend(subagent);
         outcome.map(text)
     } else if name == bash::BASH {
-        bash::run(arguments, &harness.workdir).await.map(text)
+        bash::run(arguments, &harness.workdir).await
     } else if skill_tools::handles(skills, name) {
         skill_tools::run(skills, name, arguments).map(text)
     } else {

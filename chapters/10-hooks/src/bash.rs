@@ -39,9 +39,11 @@ pub fn definition() -> Value {
 }
 
 // ANCHOR: run
-/// Runs one call. `Ok` holds the text for the model (output, then the exit
-/// status); `Err` a call that could not run or ran out of time.
-pub async fn run(input: &Value, workdir: &Path) -> Result<String, String> {
+/// Runs one call. `Ok` holds the tool's result: the text for the model
+/// (output, then the exit status), and, as `structuredContent`, the fields
+/// Claude Code gives PostToolUse hooks as `tool_response`. `Err` is a call
+/// that could not run or ran out of time.
+pub async fn run(input: &Value, workdir: &Path) -> Result<Value, String> {
     let command = input["command"]
         .as_str()
         .filter(|c| !c.trim().is_empty())
@@ -71,10 +73,19 @@ pub async fn run(input: &Value, workdir: &Path) -> Result<String, String> {
     let code = status
         .code()
         .map_or("a signal".to_string(), |c| c.to_string());
-    Ok(format!(
+    let text = format!(
         "{text}{}exit status {code}",
         if text.is_empty() { "" } else { "\n" }
-    ))
+    );
+    Ok(json!({
+        "content": [{ "type": "text", "text": text }],
+        "structuredContent": {
+            "stdout": String::from_utf8_lossy(&output.stdout),
+            "stderr": String::from_utf8_lossy(&output.stderr),
+            "interrupted": false,
+            "isImage": false,
+        },
+    }))
 }
 // ANCHOR_END: run
 
