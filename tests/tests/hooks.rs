@@ -34,6 +34,11 @@ fn scratch(name: &str) -> PathBuf {
 
 /// A model script: one Bash call, then a final answer.
 fn one_bash_call(dir: &Path, command: &str) -> PathBuf {
+    bash_call(dir, serde_json::json!({ "command": command }))
+}
+
+/// A model script: one Bash call with this input, then a final answer.
+fn bash_call(dir: &Path, input: serde_json::Value) -> PathBuf {
     let reply = |content: serde_json::Value, stop: &str| {
         serde_json::json!({"id": "msg", "type": "message", "role": "assistant", "model": "scripted",
             "content": content, "stop_reason": stop, "stop_sequence": null,
@@ -43,7 +48,7 @@ fn one_bash_call(dir: &Path, command: &str) -> PathBuf {
         "prompt": "Run it.",
         "replies": [
             reply(serde_json::json!([{"type": "tool_use", "id": "toolu_01", "name": "Bash",
-                                      "input": {"command": command}}]), "tool_use"),
+                                      "input": input}]), "tool_use"),
             reply(serde_json::json!([{"type": "text", "text": "Done."}]), "end_turn"),
         ],
     });
@@ -208,4 +213,22 @@ fn hooks_get_the_project_dir_and_can_read_the_transcript_file() {
     assert_eq!(types, ["user", "assistant", "user", "assistant"]);
     assert_eq!(lines[0]["message"]["content"], "Run it.");
     assert_eq!(lines[3]["message"]["content"][0]["text"], "Done.");
+}
+
+#[test]
+fn a_command_past_its_timeout_is_killed_with_its_children() {
+    let dir = scratch("bash-timeout");
+    // The background sleep holds the output pipe: unless the whole process
+    // group is killed, the harness would wait for it (and the test's guard
+    // would fail it).
+    let input = serde_json::json!({ "command": "sleep 300 & sleep 300", "timeout": 200 });
+    let script = bash_call(&dir, input);
+    ch10()
+        .arg("--script")
+        .arg(&script)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "the command ran past its timeout of 200 ms and was killed",
+        ));
 }
