@@ -232,3 +232,40 @@ fn a_command_past_its_timeout_is_killed_with_its_children() {
             "the command ran past its timeout of 200 ms and was killed",
         ));
 }
+
+#[test]
+fn a_stop_hook_that_always_refuses_is_overruled_after_eight_refusals() {
+    let dir = scratch("stop-cap");
+    let settings = dir.join("settings.json");
+    let hook = r#"{"hooks":{"Stop":[{"hooks":[{"type":"command",
+        "command":"cat >/dev/null; echo never >&2; exit 2"}]}]}}"#;
+    std::fs::write(&settings, hook).unwrap();
+    let answer = |n: usize| {
+        serde_json::json!({"id": format!("msg_{n}"), "type": "message", "role": "assistant",
+            "model": "scripted", "content": [{"type": "text", "text": format!("Done {n}.")}],
+            "stop_reason": "end_turn", "stop_sequence": null,
+            "usage": {"input_tokens": 0, "output_tokens": 0}})
+    };
+    let replies: Vec<serde_json::Value> = (1..=9).map(answer).collect();
+    let script = dir.join("script.json");
+    let text = serde_json::json!({ "prompt": "Finish.", "replies": replies });
+    std::fs::write(&script, text.to_string()).unwrap();
+    let output = ch10()
+        .arg("--settings")
+        .arg(&settings)
+        .arg("--script")
+        .arg(&script)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "stop hooks refused 8 times in a row: ending anyway",
+        ))
+        .stdout(predicate::str::contains("answer: Done 9."))
+        .get_output()
+        .stdout
+        .clone();
+    let refusals = String::from_utf8_lossy(&output)
+        .matches("exit 2: never")
+        .count();
+    assert_eq!(refusals, 9, "eight refusals obeyed, the ninth overruled");
+}
