@@ -269,3 +269,28 @@ fn a_stop_hook_that_always_refuses_is_overruled_after_eight_refusals() {
         .count();
     assert_eq!(refusals, 9, "eight refusals obeyed, the ninth overruled");
 }
+
+/// The book's allowlist hook, given one Bash command as Claude Code would.
+fn allowlist(command: &str) -> assert_cmd::assert::Assert {
+    let input = serde_json::json!({ "hook_event_name": "PreToolUse", "tool_name": "Bash",
+                                    "tool_input": { "command": command } });
+    Command::new(course::root().join("tests/fixtures/hooks/allowlist.sh"))
+        .write_stdin(input.to_string())
+        .timeout(LIMIT)
+        .assert()
+}
+
+#[cfg(unix)]
+#[test]
+fn the_allowlist_hook_blocks_the_spellings_the_rm_hook_misses() {
+    allowlist("ls -la").code(0);
+    allowlist("find . -delete")
+        .code(2)
+        .stderr("Blocked: find is not on the allowlist\n");
+    allowlist("python3 -c 'import os'")
+        .code(2)
+        .stderr("Blocked: python3 is not on the allowlist\n");
+    allowlist("ls; rm -rf .")
+        .code(2)
+        .stderr("Blocked: no lists, pipes, substitutions or redirections\n");
+}
