@@ -9,6 +9,15 @@
 //!   transcript has `=>` frames: it checks method, path, headers and body
 //!   of each request, and answers with the `<=` frame that follows.
 //!
+//! - hooks (chapter 10) are real processes the host runs. A fixture hook
+//!   under tests/fixtures/hooks/ is run through `record`, which appends
+//!   what the hook got (`~>`) and gave back (`<~`) to the file named by
+//!   `WIRE_HOOK_LOG`; the runner compares that file with the transcript's
+//!   hook frames, in order, once the host has exited. Paths that change
+//!   from run to run are placeholders: `{workdir}` (a fresh folder, also
+//!   in `# args:` and `|` lines), `{tmp}` (the host's TMPDIR), and
+//!   `$WIRE_HOOKS` in settings files is the fixtures' folder.
+//!
 //! Frames are checked per channel, in order; how the channels interleave
 //! is free (a host may talk to its servers in parallel). The model's frames
 //! have channels too, one per context (chapter 9): `=>` without a channel
@@ -57,10 +66,12 @@ pub fn check(transcript: &Transcript, target: &Target) -> Result<(), String> {
     let replay = target::build_bin("wire-tests", "replay-server").map_err(|e| fail(None, e))?;
     // Removed when `check` returns, whatever it returns.
     let dir = ReportDir::create(transcript).map_err(|e| fail(None, e))?;
+    let places = Places::create(&dir.0).map_err(|e| fail(None, e))?;
     let args: Vec<String> = transcript
         .args
         .iter()
         .map(|arg| expand_replay(arg, &replay, &transcript.path))
+        .map(|arg| arg.replace("{workdir}", &places.workdir))
         .collect();
     let mut env = vec![
         (
@@ -72,6 +83,7 @@ pub fn check(transcript: &Transcript, target: &Target) -> Result<(), String> {
             if target.exact() { "1" } else { "0" }.to_string(),
         ),
     ];
+    env.extend(places.env());
     let model = model_exchanges(transcript);
     // The key the host should send: ours, unless the transcript sets one.
     let key = transcript
@@ -147,7 +159,11 @@ pub fn check(transcript: &Transcript, target: &Target) -> Result<(), String> {
         );
         return Err(fail(ran, problem));
     }
-    if let Some(problem) = compare_stdout(transcript, &run.stdout) {
+    if let Some(problem) = compare_hooks(transcript, &places) {
+        return Err(fail(ran, problem));
+    }
+    let stdout = places.hide(&String::from_utf8_lossy(&run.stdout));
+    if let Some(problem) = compare_stdout(transcript, stdout.as_bytes()) {
         return Err(fail(ran, problem));
     }
     let stderr = String::from_utf8_lossy(&run.stderr);
@@ -207,6 +223,100 @@ impl Drop for ReportDir {
         let _ = std::fs::remove_dir_all(&self.0);
     }
 }
+
+// ANCHOR: places
+/// The folders of one run that hooks see: a fresh working folder, the
+/// host's TMPDIR, and the log the fixture hooks write.
+struct Places {
+    workdir: String,
+    tmp: String,
+    log: PathBuf,
+}
+
+impl Places {
+    fn create(dir: &Path) -> Result<Places, String> {
+        let make = |name: &str| {
+            let path = dir.join(name);
+            std::fs::create_dir_all(&path)
+                .and_then(|()| std::fs::canonicalize(&path))
+                .map(|path| path.display().to_string())
+                .map_err(|err| format!("cannot create {}: {err}", path.display()))
+        };
+        Ok(Places {
+            workdir: make("work")?,
+            tmp: make("tmp")?,
+            log: dir.join("hooks.log"),
+        })
+    }
+
+    fn env(&self) -> Vec<(String, String)> {
+        let hooks = crate::course::root().join("tests/fixtures/hooks");
+        vec![
+            ("WIRE_HOOK_LOG".into(), self.log.display().to_string()),
+            ("WIRE_HOOKS".into(), hooks.display().to_string()),
+            ("TMPDIR".into(), self.tmp.clone()),
+        ]
+    }
+
+    /// `text` with this run's paths written as their placeholders.
+    fn hide(&self, text: &str) -> String {
+        let hooks = crate::course::root().join("tests/fixtures/hooks");
+        text.replace(&self.workdir, "{workdir}")
+            .replace(&self.tmp, "{tmp}")
+            .replace(&hooks.display().to_string(), "$WIRE_HOOKS")
+    }
+}
+
+/// The hook frames (`~>` and `<~`), in order, against what the fixture
+/// hooks logged.
+fn compare_hooks(transcript: &Transcript, places: &Places) -> Option<String> {
+    let expected: Vec<&Frame> = transcript
+        .frames
+        .iter()
+        .filter(|f| {
+            matches!(
+                f.direction,
+                Direction::HarnessToHook | Direction::HookToHarness
+            )
+        })
+        .collect();
+    let log = std::fs::read_to_string(&places.log).unwrap_or_default();
+    let log = places.hide(&log);
+    let actual: Vec<&str> = log.lines().collect();
+    for (index, want) in expected.iter().enumerate() {
+        let want_line = format!(
+            "{} {}",
+            want.direction.arrow(),
+            String::from_utf8_lossy(&want.bytes).trim_end_matches('\n')
+        );
+        match actual.get(index) {
+            Some(got) if *got == want_line => {}
+            Some(got) => {
+                return Some(format!(
+                    "hook frame {} (transcript line {}) differs.\n  expected: {want_line}\n  actual:   {got}",
+                    index + 1,
+                    want.line
+                ));
+            }
+            None => {
+                return Some(format!(
+                    "hook frame {} (transcript line {}) never came: the hook did not run, \
+                     or was killed before it answered.\n  expected: {want_line}",
+                    index + 1,
+                    want.line
+                ));
+            }
+        }
+    }
+    actual.get(expected.len()).map(|extra| {
+        format!(
+            "the hooks logged {} frames, more than the {} expected. The first extra one:\n  {extra}",
+            actual.len(),
+            expected.len()
+        )
+    })
+}
+// ANCHOR_END: places
 
 fn compare_stdout(transcript: &Transcript, stdout: &[u8]) -> Option<String> {
     let expected: Vec<&Frame> = transcript.frames_in(Direction::Stdout).collect();

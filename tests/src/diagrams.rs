@@ -2,7 +2,7 @@
 //!
 //! A picture can drift from the code like prose can, so the book's pictures
 //! are drawn from the transcripts the tests check: one lane per party
-//! (model, host or client, each server by its channel; hooks later), one
+//! (model, host or client, each server by its channel, the hooks), one
 //! arrow per step of [`crate::views::steps`], numbered as the frame view
 //! numbers them. Requests are solid arrows, replies dashed, notifications
 //! open-headed, errors red; a bar on the sender's lane shows how long it
@@ -31,6 +31,7 @@ pub const SEQUENCES: &[(&str, &str)] = &[
     ("ch07", "tour"),
     ("ch08", "tour"),
     ("ch09", "tour"),
+    ("ch10", "block_rm"),
     ("ch11", "tour"),
     ("ch11", "both_eras"),
     ("ch12", "tour"),

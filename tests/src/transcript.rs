@@ -45,6 +45,20 @@
 //! | tools (1):                              the client's stdout, line by line
 //! ```
 //!
+//! Hooks (chapter 10) are real processes that the host runs: a fixture
+//! hook is run through `tests/fixtures/hooks/record`, which logs what it
+//! got and gave back; the runner compares that log with these lines:
+//!
+//! ```text
+//! # args: --settings FILE --workdir {workdir}   {workdir}: a fresh folder per run
+//! ~> {"cwd":"{workdir}",...}                    what a hook got on stdin
+//! <~ {"exit":2,"stdout":"","stderr":"..."}      its exit status, stdout, stderr
+//! ```
+//!
+//! `{workdir}`, `{tmp}` (the host's TMPDIR) and `$WIRE_HOOKS` (the fixtures'
+//! folder) stand for paths that change from run to run, in hook lines and
+//! in `|` lines. A hook killed at its timeout leaves a `~>` and no `<~`.
+//!
 //! A server frame is sent only once the client frame before it (on the same
 //! channel) has arrived, so a reply written *after* a later client frame is
 //! a reply the server withholds until then: that is how a transcript makes a

@@ -134,8 +134,8 @@ fn lanes(transcript: &Transcript, frame: &Frame) -> (String, String) {
         Direction::ServerToClient => (server, own),
         Direction::HostToModel => (own, model_lane(frame.channel.as_deref())),
         Direction::ModelToHost => (model_lane(frame.channel.as_deref()), own),
-        Direction::HarnessToHook => ("harness".to_string(), "hook".to_string()),
-        Direction::HookToHarness => ("hook".to_string(), "harness".to_string()),
+        Direction::HarnessToHook => (own, "hook".to_string()),
+        Direction::HookToHarness => ("hook".to_string(), own),
         Direction::Stdout => (own, "stdout".to_string()),
     }
 }

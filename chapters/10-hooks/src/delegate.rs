@@ -1,0 +1,157 @@
+//! The `Agent` tool: the parent model hands a self-contained task to a
+//! subagent, which runs the same loop in a fresh context (its own system
+//! prompt, its own messages list, only the tools its definition allows)
+//! and returns only its final text. The subagent's tool calls never reach
+//! the parent's context.
+
+use serde_json::{Value, json};
+use tokio::sync::Semaphore;
+
+use crate::agent::{self, Context, Harness, Log};
+use crate::agents::{self, Agent};
+use crate::skill_tools;
+use crate::skills;
+
+/// The tool's name, as Claude Code calls it (it was `Task` before v2.1.63).
+pub const AGENT: &str = "Agent";
+
+// ANCHOR: definition
+/// The `Agent` tool as the model sees it, when there are agents: each
+/// agent's description in the tool's, and `subagent_type` an enum of
+/// their names.
+pub fn definition(agents: &[Agent]) -> Option<Value> {
+    if agents.is_empty() {
+        return None;
+    }
+    let mut description = String::from(
+        "Launches a subagent for a self-contained task. It starts with a fresh context \
+         (nothing of this conversation: put everything it needs in the prompt), works with \
+         its own tools, and returns only its final answer. Several Agent calls in one reply \
+         run at the same time. The agent types:",
+    );
+    for agent in agents {
+        description += &format!("\n- {}: {}", agent.name, agent.description);
+    }
+    let names: Vec<&str> = agents.iter().map(|agent| agent.name.as_str()).collect();
+    Some(json!({
+        "name": AGENT,
+        "description": description,
+        "input_schema": {
+            "type": "object",
+            "properties": {
+                "description": { "type": "string", "description": "The task in 3 to 5 words" },
+                "prompt": { "type": "string", "description": "The whole task, self-contained" },
+                "subagent_type": { "type": "string", "enum": names,
+                                   "description": "The agent type to run" },
+            },
+            "required": ["description", "prompt", "subagent_type"],
+        },
+    }))
+}
+// ANCHOR_END: definition
+
+// ANCHOR: run
+/// Runs the subagent one `Agent` call asks for. Returns its final text
+/// (or why there is none) and its lines, labelled with the call's id.
+pub async fn run(
+    harness: &Harness,
+    parent: &Context,
+    call: &Value,
+    slots: &Semaphore,
+) -> (Result<String, String>, Vec<String>) {
+    let id = call["id"].as_str().unwrap_or_default();
+    let input = &call["input"];
+    let wanted = input["subagent_type"].as_str().unwrap_or_default();
+    let Some(agent) = harness.agents.iter().find(|agent| agent.name == wanted) else {
+        let names: Vec<&str> = harness.agents.iter().map(|a| a.name.as_str()).collect();
+        let types = names.join(", ");
+        return (
+            Err(format!(
+                "there is no agent type {wanted:?}; the types are: {types}"
+            )),
+            vec![],
+        );
+    };
+    let Some(prompt) = input["prompt"].as_str().filter(|p| !p.trim().is_empty()) else {
+        return (
+            Err("give \"prompt\": the whole task, as text".into()),
+            vec![],
+        );
+    };
+    // At most max_concurrent subagents of one reply run at once; the others
+    // wait here for a slot. The semaphore is never closed.
+    let _slot = slots.acquire().await;
+    let context = subagent_context(harness, parent, agent, id);
+    let mut log = Log {
+        lines: Some(Vec::new()),
+    };
+    let names: Vec<&str> = context
+        .tools
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    let names = if names.is_empty() {
+        "none".to_string()
+    } else {
+        names.join(" ")
+    };
+    log.say(format!("subagent {}, tools: {names}", agent.name));
+    // The loop calls this function, which calls the loop: a future that
+    // holds itself needs a box.
+    let outcome = Box::pin(agent::run(harness, &context, prompt, &mut log)).await;
+    match &outcome {
+        Ok(answer) => log.say(format!("answer: {answer}")),
+        Err(err) => log.say(format!("failed: {err}")),
+    }
+    let lines = log.lines.unwrap_or_default();
+    let labelled = lines
+        .into_iter()
+        .map(|line| format!("  [{id}] {line}"))
+        .collect();
+    let outcome = outcome.map_err(|err| format!("subagent {} failed: {err}", agent.name));
+    (outcome, labelled)
+}
+// ANCHOR_END: run
+
+// ANCHOR: subagent_context
+/// The subagent's fresh context: the agent's body as its system prompt
+/// (with its preloaded skills, and the catalogue when it may use Skill),
+/// the parent's tools that the agent allows, and no `Agent` tool at the
+/// depth limit.
+pub fn subagent_context(harness: &Harness, parent: &Context, agent: &Agent, id: &str) -> Context {
+    let depth = parent.depth + 1;
+    let tools: Vec<Value> = parent
+        .tools
+        .iter()
+        .filter(|tool| {
+            let name = tool["name"].as_str().unwrap_or_default();
+            agents::allows(agent, name) && (name != AGENT || depth < harness.max_depth)
+        })
+        .cloned()
+        .collect();
+    let mut system = agent.prompt.clone();
+    for skill in harness
+        .skills
+        .iter()
+        .filter(|s| agent.skills.contains(&s.name))
+    {
+        system += &format!("\n\n{}", skill_tools::activate(skill));
+    }
+    if tools.iter().any(|tool| tool["name"] == skill_tools::SKILL) {
+        system += &format!("\n\n{}", skills::catalogue(&harness.skills));
+    }
+    Context {
+        key: id.to_string(),
+        depth,
+        model: agent.model.clone().unwrap_or_else(|| parent.model.clone()),
+        system,
+        tools,
+        cap: agent.max_turns.unwrap_or(harness.max_turns),
+        agent_type: Some(agent.name.clone()),
+        transcript: harness
+            .hooks
+            .transcript_path
+            .with_file_name(format!("agent-{id}.jsonl")),
+    }
+}
+// ANCHOR_END: subagent_context

@@ -1,0 +1,384 @@
+//! Hooks in Claude Code's format: commands the harness runs at fixed
+//! points of the loop, whatever the model says. `settings.json` maps an
+//! event to matcher groups, each with its commands; a command gets the
+//! event as JSON on stdin and answers with its exit status, stderr, and
+//! (optionally) JSON on stdout.
+//!
+//! No hook can take the harness down: one that cannot start, crashes,
+//! outlives its timeout or prints malformed JSON is reported and gives no
+//! decision.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde_json::{Map, Value, json};
+use tokio::process::Command;
+
+use crate::agent::{Run, join_all};
+use crate::bash;
+
+/// The events this harness fires (Claude Code has more).
+pub const EVENTS: [&str; 6] = [
+    "SessionStart",
+    "UserPromptSubmit",
+    "PreToolUse",
+    "PostToolUse",
+    "Stop",
+    "SubagentStop",
+];
+/// A command hook's timeout unless it sets one (seconds).
+const DEFAULT_TIMEOUT_S: u64 = 600;
+/// UserPromptSubmit hooks hold up the user, so theirs is shorter.
+const PROMPT_TIMEOUT_S: u64 = 30;
+
+/// One command of a matcher group.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Handler {
+    pub command: String,
+    /// Seconds.
+    pub timeout: Option<u64>,
+}
+
+/// `{ "matcher": ..., "hooks": [...] }` under an event.
+#[derive(Debug)]
+struct Group {
+    matcher: String,
+    handlers: Vec<Handler>,
+}
+
+/// The `hooks` of a settings file, per event.
+#[derive(Debug, Default)]
+pub struct Settings {
+    events: Vec<(String, Vec<Group>)>,
+}
+
+// ANCHOR: load
+/// Reads the `hooks` object of a settings file. An unknown event or a
+/// handler type other than `command` is reported and skipped; a file that
+/// is not the right shape is an error.
+pub fn load(path: &Path) -> Result<Settings, String> {
+    let where_ = path.display();
+    let text =
+        std::fs::read_to_string(path).map_err(|err| format!("cannot read {where_}: {err}"))?;
+    let value: Value =
+        serde_json::from_str(&text).map_err(|err| format!("{where_}: not JSON: {err}"))?;
+    let mut settings = Settings::default();
+    let Some(hooks) = value.get("hooks") else {
+        return Ok(settings);
+    };
+    let hooks = hooks
+        .as_object()
+        .ok_or(format!("{where_}: \"hooks\" must map event names to lists"))?;
+    for (event, groups) in hooks {
+        if !EVENTS.contains(&event.as_str()) {
+            eprintln!(
+                "{}: {where_}: skipped event {event:?}: not one this harness fires",
+                crate::PROGRAM
+            );
+            continue;
+        }
+        let groups = groups.as_array().ok_or(format!(
+            "{where_}: hooks.{event} must be a list of matcher groups"
+        ))?;
+        let mut read = Vec::new();
+        for group in groups {
+            read.push(read_group(group, event).map_err(|err| format!("{where_}: {err}"))?);
+        }
+        settings.events.push((event.clone(), read));
+    }
+    Ok(settings)
+}
+
+fn read_group(group: &Value, event: &str) -> Result<Group, String> {
+    let matcher = match &group["matcher"] {
+        Value::Null => String::new(),
+        Value::String(text) => text.clone(),
+        _ => return Err(format!("hooks.{event}: a \"matcher\" is a string")),
+    };
+    let list = group["hooks"]
+        .as_array()
+        .ok_or(format!("hooks.{event}: each group needs a \"hooks\" list"))?;
+    let mut handlers = Vec::new();
+    for handler in list {
+        if handler["type"] != "command" {
+            eprintln!(
+                "{}: hooks.{event}: skipped a handler of type {}: only \"command\" runs here",
+                crate::PROGRAM,
+                handler["type"]
+            );
+            continue;
+        }
+        let command = handler["command"].as_str().ok_or(format!(
+            "hooks.{event}: a command handler needs a \"command\" string"
+        ))?;
+        handlers.push(Handler {
+            command: command.to_string(),
+            timeout: handler["timeout"].as_u64(),
+        });
+    }
+    Ok(Group { matcher, handlers })
+}
+// ANCHOR_END: load
+
+// ANCHOR: matches
+/// Claude Code's matcher rules: empty or `*` matches everything; only
+/// letters, digits, `_`, `-`, spaces, `|` and `,` is an exact name or a
+/// list of names; anything else is a regular expression, unanchored (so
+/// `mcp__notes__.*` matches every tool of the server `notes`).
+pub fn matches(matcher: &str, name: &str) -> bool {
+    // TODO(ch10/matches): empty or `*` matches all; a matcher of only
+    // letters, digits, `_`, `-`, spaces, `|` and `,` is a list of exact
+    // names; anything else is a regex::Regex, matched anywhere in the name.
+    let _ = (matcher, name);
+    true
+    // END(ch10/matches)
+}
+// ANCHOR_END: matches
+
+/// What a `PreToolUse` hook decided about the call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Permission {
+    Allow,
+    Ask,
+    Deny,
+}
+
+/// What the hooks of one event decided, together.
+#[derive(Debug, Default)]
+pub struct Outcome {
+    /// Exit 2 or `decision: "block"`: the reason.
+    pub block: Option<String>,
+    /// `continue: false`: stop the whole run, with `stopReason`.
+    pub stop: Option<String>,
+    /// The strongest `permissionDecision` (deny > ask > allow) and its reason.
+    pub permission: Option<(Permission, String)>,
+    /// `updatedInput`: the tool's whole new input.
+    pub updated_input: Option<Value>,
+    /// Text for the model: `additionalContext`, plain stdout where it counts.
+    pub context: Vec<String>,
+}
+
+/// Everything a hook needs besides its event: the settings, and the
+/// session's common input fields.
+pub struct Hooks {
+    pub settings: Settings,
+    pub session_id: String,
+    pub transcript_path: PathBuf,
+    pub workdir: PathBuf,
+}
+
+impl Hooks {
+    /// The fields every event's input carries.
+    pub fn input(&self, event: &str) -> Map<String, Value> {
+        let mut input = Map::new();
+        input.insert("session_id".into(), json!(self.session_id));
+        input.insert("transcript_path".into(), json!(self.transcript_path));
+        input.insert("cwd".into(), json!(self.workdir));
+        input.insert("permission_mode".into(), json!("default"));
+        input.insert("hook_event_name".into(), json!(event));
+        input
+    }
+
+    // ANCHOR: fire
+    /// Runs every handler of `event` whose matcher matches `target` (a tool
+    /// name, or SessionStart's source; events without matchers pass
+    /// `None`), all at the same time, identical ones once. Returns what
+    /// they decided, and one line per hook for the user.
+    pub async fn fire(
+        &self,
+        event: &str,
+        target: Option<&str>,
+        input: Map<String, Value>,
+    ) -> (Outcome, Vec<String>) {
+        let mut handlers: Vec<&Handler> = Vec::new();
+        for (name, groups) in &self.settings.events {
+            for group in groups.iter().filter(|_| name == event) {
+                if target.is_none_or(|target| matches(&group.matcher, target)) {
+                    for handler in &group.handlers {
+                        if !handlers.contains(&handler) {
+                            handlers.push(handler);
+                        }
+                    }
+                }
+            }
+        }
+        let stdin = Value::Object(input).to_string().into_bytes();
+        let runs: Vec<Run<'_, Ran>> = handlers
+            .iter()
+            .map(|handler| Box::pin(self.run_one(event, handler, stdin.clone())) as Run<'_, Ran>)
+            .collect();
+        let results = join_all(runs).await;
+        let mut outcome = Outcome::default();
+        let mut lines = Vec::new();
+        for (handler, result) in handlers.iter().zip(results) {
+            let line = apply(event, result, &mut outcome);
+            lines.push(format!("  hook {event} {}: {line}", handler.command));
+        }
+        (outcome, lines)
+    }
+    // ANCHOR_END: fire
+
+    /// Runs one handler: `sh -c COMMAND` in the working folder, with
+    /// CLAUDE_PROJECT_DIR set, the input on stdin, and its timeout.
+    async fn run_one(&self, event: &str, handler: &Handler, stdin: Vec<u8>) -> Ran {
+        let default = if event == "UserPromptSubmit" {
+            PROMPT_TIMEOUT_S
+        } else {
+            DEFAULT_TIMEOUT_S
+        };
+        let seconds = handler.timeout.unwrap_or(default);
+        let mut command = Command::new("sh");
+        command
+            .arg("-c")
+            .arg(&handler.command)
+            .current_dir(&self.workdir)
+            .env("CLAUDE_PROJECT_DIR", &self.workdir)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        match bash::run_bounded(command, Some(stdin), Duration::from_secs(seconds)).await {
+            Err(err) => Ran::CannotStart(err.to_string()),
+            Ok(output) => match output.status {
+                None => Ran::TimedOut(seconds),
+                Some(status) => Ran::Exited {
+                    code: status.code(),
+                    stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+                    stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+                },
+            },
+        }
+    }
+}
+
+/// How one hook run ended.
+enum Ran {
+    CannotStart(String),
+    TimedOut(u64),
+    /// `code` is `None` when a signal ended it.
+    Exited {
+        code: Option<i32>,
+        stdout: String,
+        stderr: String,
+    },
+}
+
+// ANCHOR: apply
+/// Folds one hook's result into the event's outcome, and says in one line
+/// what it did. Exit 0: JSON on stdout when it starts with `{`, else plain
+/// text (context for the prompt and session events). Exit 2: block, with
+/// stderr as the reason. Anything else: an error that blocks nothing.
+fn apply(event: &str, ran: Ran, outcome: &mut Outcome) -> String {
+    let (code, stdout, stderr) = match ran {
+        Ran::CannotStart(err) => return format!("cannot start: {err}; no decision"),
+        Ran::TimedOut(seconds) => {
+            return format!("timed out after {seconds} s and was killed; no decision");
+        }
+        Ran::Exited { code: None, .. } => return "killed by a signal; no decision".into(),
+        Ran::Exited {
+            code: Some(code),
+            stdout,
+            stderr,
+        } => (code, stdout, stderr),
+    };
+    let json = stdout
+        .trim_start()
+        .starts_with('{')
+        .then(|| serde_json::from_str::<Value>(&stdout));
+    match (code, json) {
+        (2, _) => {
+            let reason = stderr.trim().to_string();
+            match event {
+                // A tool that ran cannot be unrun: the reason goes to the model.
+                "PostToolUse" => outcome.context.push(reason.clone()),
+                "SessionStart" => {}
+                _ => outcome.block = Some(reason.clone()),
+            }
+            format!("exit 2: {reason}")
+        }
+        (_, Some(Ok(Value::Object(output)))) => read_json(event, &output, outcome),
+        (0, Some(_)) => format!(
+            "exit 0, stdout is not a JSON object; ignored: {}",
+            first_line(&stdout)
+        ),
+        (0, None) => {
+            let text = stdout.trim();
+            if !text.is_empty() && matches!(event, "UserPromptSubmit" | "SessionStart") {
+                outcome.context.push(text.to_string());
+                format!("exit 0, context: {text}")
+            } else {
+                "exit 0".into()
+            }
+        }
+        // The shell's own codes for a command it could not run.
+        (126, _) => "exit 126: the command is not executable; no decision".into(),
+        (127, _) => "exit 127: the command was not found; no decision".into(),
+        (code, _) => format!("exit {code}, non-blocking: {}", first_line(&stderr)),
+    }
+}
+// ANCHOR_END: apply
+
+fn first_line(text: &str) -> &str {
+    text.trim().lines().next().unwrap_or_default()
+}
+
+// ANCHOR: read_json
+/// The JSON answer: `continue`/`stopReason`, `systemMessage`,
+/// `decision`/`reason`, and `hookSpecificOutput`.
+fn read_json(event: &str, output: &Map<String, Value>, outcome: &mut Outcome) -> String {
+    let mut said = vec!["json".to_string()];
+    let text = |key: &str| output.get(key).and_then(Value::as_str).unwrap_or_default();
+    if output.get("continue") == Some(&Value::Bool(false)) {
+        outcome.stop = Some(text("stopReason").to_string());
+        said.push(format!("stop: {}", text("stopReason")));
+    }
+    if !text("systemMessage").is_empty() {
+        said.push(format!("message: {}", text("systemMessage")));
+    }
+    let specific = output
+        .get("hookSpecificOutput")
+        .cloned()
+        .unwrap_or_default();
+    // PreToolUse's old top-level decision: approve and block.
+    let permission = match (specific["permissionDecision"].as_str(), text("decision")) {
+        (Some("allow"), _) | (None, "approve") if event == "PreToolUse" => Some(Permission::Allow),
+        (Some("ask"), _) => Some(Permission::Ask),
+        (Some("deny"), _) | (None, "block") if event == "PreToolUse" => Some(Permission::Deny),
+        _ => None,
+    };
+    if let Some(permission) = permission {
+        let reason = specific["permissionDecisionReason"]
+            .as_str()
+            .unwrap_or(text("reason"))
+            .to_string();
+        let word = format!("{permission:?}").to_lowercase();
+        said.push(if reason.is_empty() {
+            word
+        } else {
+            format!("{word}: {reason}")
+        });
+        if outcome
+            .permission
+            .as_ref()
+            .is_none_or(|(now, _)| permission > *now)
+        {
+            outcome.permission = Some((permission, reason));
+        }
+    } else if text("decision") == "block" {
+        let reason = text("reason").to_string();
+        said.push(format!("block: {reason}"));
+        if event == "PostToolUse" {
+            outcome.context.push(reason);
+        } else {
+            outcome.block = Some(reason);
+        }
+    }
+    if let Some(input) = specific.get("updatedInput").filter(|v| v.is_object()) {
+        said.push(format!("updated input: {input}"));
+        outcome.updated_input = Some(input.clone());
+    }
+    if let Some(context) = specific["additionalContext"].as_str() {
+        said.push(format!("context: {context}"));
+        outcome.context.push(context.to_string());
+    }
+    said.join(", ")
+}
+// ANCHOR_END: read_json

@@ -1,0 +1,200 @@
+//! The model, behind one function: `send` takes a Messages API request
+//! body and returns the reply body. Two providers speak that one format:
+//!
+//! - `Scripted` replays replies from a script file: no key, no network,
+//!   one queue of replies per context (the main one, and each subagent's);
+//! - `Http` posts to `{ANTHROPIC_BASE_URL}/v1/messages`: Claude, or a local
+//!   model served by Ollama or llama.cpp.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::Mutex;
+use std::time::Duration;
+
+use serde_json::Value;
+
+/// The Anthropic API, unless `ANTHROPIC_BASE_URL` says otherwise.
+const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
+/// The API version this code speaks; a required header.
+const ANTHROPIC_VERSION: &str = "2023-06-01";
+/// The key of the main conversation's context; a subagent's is the id of
+/// the `Agent` call that started it.
+pub const MAIN: &str = "main";
+
+pub struct Model {
+    pub provider: Provider,
+    /// Print each request (`=>`) and reply (`<=`) on stderr.
+    pub trace: bool,
+}
+
+pub enum Provider {
+    Scripted {
+        /// Where the script came from, for messages.
+        name: String,
+        /// The replies still to give, per context. Subagents run at the
+        /// same time, so the queues sit behind a lock.
+        replies: Mutex<HashMap<String, VecDeque<Value>>>,
+    },
+    Http {
+        model: String,
+        base_url: String,
+        api_key: String,
+    },
+}
+
+// ANCHOR: script
+/// A script: the prompt to start with, and the model's replies in order,
+/// each exactly what `POST /v1/messages` would return. `replies` are the
+/// main context's; `subagents` maps the id of each `Agent` call to the
+/// replies of the subagent it starts.
+pub fn scripted(name: &str, text: &str) -> Result<(Model, String), String> {
+    let script: Value =
+        serde_json::from_str(text).map_err(|err| format!("script {name}: not JSON: {err}"))?;
+    let prompt = script["prompt"]
+        .as_str()
+        .ok_or(format!("script {name}: no \"prompt\" string"))?;
+    let replies = script["replies"]
+        .as_array()
+        .ok_or(format!("script {name}: no \"replies\" list"))?;
+    let mut queues = HashMap::from([(MAIN.to_string(), replies.iter().cloned().collect())]);
+    if let Some(subagents) = script.get("subagents") {
+        let subagents = subagents.as_object().ok_or(format!(
+            "script {name}: \"subagents\" maps Agent call ids to replies"
+        ))?;
+        for (id, replies) in subagents {
+            let replies = replies.as_array().ok_or(format!(
+                "script {name}: subagents.{id} is not a list of replies"
+            ))?;
+            queues.insert(id.clone(), replies.iter().cloned().collect());
+        }
+    }
+    let provider = Provider::Scripted {
+        name: name.to_string(),
+        replies: Mutex::new(queues),
+    };
+    let model = Model {
+        provider,
+        trace: false,
+    };
+    Ok((model, prompt.to_string()))
+}
+// ANCHOR_END: script
+
+// ANCHOR: from_env
+/// The HTTP provider, configured from the environment.
+pub fn from_env(model: &str) -> Result<Model, String> {
+    let api_key = std::env::var("ANTHROPIC_API_KEY").unwrap_or_default();
+    if api_key.is_empty() {
+        return Err(format!(
+            "model {model} needs an API key: set ANTHROPIC_API_KEY \
+             (any non-empty value for a local model, e.g. ANTHROPIC_API_KEY=ollama)"
+        ));
+    }
+    let base_url = std::env::var("ANTHROPIC_BASE_URL")
+        .ok()
+        .filter(|url| !url.is_empty())
+        .unwrap_or_else(|| DEFAULT_BASE_URL.to_string());
+    let provider = Provider::Http {
+        model: model.to_string(),
+        base_url: base_url.trim_end_matches('/').to_string(),
+        api_key,
+    };
+    Ok(Model {
+        provider,
+        trace: false,
+    })
+}
+// ANCHOR_END: from_env
+
+impl Model {
+    /// The `model` field of each request.
+    pub fn name(&self) -> &str {
+        match &self.provider {
+            Provider::Scripted { .. } => "scripted",
+            Provider::Http { model, .. } => model,
+        }
+    }
+
+    /// One turn of the context `context`: the request body out, the reply
+    /// body back. A trace labels a subagent's frames `[id]`, like a
+    /// transcript does.
+    pub async fn send(&self, context: &str, request: &Value) -> Result<Value, String> {
+        let label = if context == MAIN {
+            String::new()
+        } else {
+            format!("[{context}] ")
+        };
+        if self.trace {
+            eprintln!("{label}=> {request}");
+        }
+        let reply = self.provider.send(context, request).await;
+        if let (true, Ok(reply)) = (self.trace, &reply) {
+            eprintln!("{label}<= {reply}");
+        }
+        reply
+    }
+}
+
+impl Provider {
+    async fn send(&self, context: &str, request: &Value) -> Result<Value, String> {
+        match self {
+            Provider::Scripted { name, replies } => {
+                let mut replies = replies.lock().map_err(|err| err.to_string())?;
+                let queue = replies.entry(context.to_string()).or_default();
+                queue.pop_front().ok_or(format!(
+                    "script {name} has no more replies for context {context} and the loop \
+                     asked for one more"
+                ))
+            }
+            Provider::Http {
+                base_url, api_key, ..
+            } => {
+                let url = format!("{base_url}/v1/messages");
+                let (key, body) = (api_key.clone(), request.to_string());
+                // ureq blocks; a blocking call inside async code belongs on
+                // tokio's thread pool for blocking work.
+                tokio::task::spawn_blocking(move || post(&url, &key, body))
+                    .await
+                    .map_err(|err| err.to_string())?
+            }
+        }
+    }
+}
+
+// ANCHOR: post
+fn post(url: &str, api_key: &str, body: String) -> Result<Value, String> {
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false) // We read error bodies: they explain.
+        .timeout_global(Some(Duration::from_secs(600)))
+        .build()
+        .into();
+    let mut response = send_request(&agent, url, api_key, body)?;
+    let status = response.status();
+    let text = response
+        .body_mut()
+        .read_to_string()
+        .map_err(|err| format!("{url}: cannot read the reply: {err}"))?;
+    if !status.is_success() {
+        return Err(format!("{url} answered {status}: {text}"));
+    }
+    serde_json::from_str(&text).map_err(|err| format!("{url}: the reply is not JSON: {err}"))
+}
+
+/// One POST to the Messages API. A reply with an error status is still a
+/// reply: only a failure to talk at all is an `Err` here.
+fn send_request(
+    agent: &ureq::Agent,
+    url: &str,
+    api_key: &str,
+    body: String,
+) -> Result<ureq::http::Response<ureq::Body>, String> {
+    agent
+        .post(url)
+        .header("x-api-key", api_key)
+        .header("anthropic-version", ANTHROPIC_VERSION)
+        .header("content-type", "application/json")
+        .send(body)
+        .map_err(|err| {
+            format!("cannot reach {url}: {err}. Is ANTHROPIC_BASE_URL right, and is the server up?")
+        })
+}
+// ANCHOR_END: post

@@ -1,0 +1,190 @@
+//! The two tools that load a skill's know-how when the model asks for it:
+//!
+//! - tier 2, `Skill`: the instructions of one skill (SKILL.md without its
+//!   frontmatter), its folder, and the list of its files, none of them read;
+//! - tier 3, `read_skill_file`: one of those files, and nothing outside the
+//!   skill's folder, ever.
+//!
+//! Both answer with text for a `tool_result`; an `Err` goes back to the
+//! model marked `is_error`, worded so it can try again.
+
+use std::io::Read;
+use std::path::{Component, Path};
+
+use serde_json::{Value, json};
+
+use crate::skills::{Skill, escape};
+
+pub const SKILL: &str = "Skill";
+pub const READ_SKILL_FILE: &str = "read_skill_file";
+/// The largest file `read_skill_file` returns: a reference, not a data set.
+pub const MAX_FILE_BYTES: u64 = 256 * 1024;
+/// The most files `Skill` lists, so a huge folder cannot flood the context.
+const MAX_LISTED: usize = 100;
+
+// ANCHOR: definitions
+/// The two tools as the model sees them; none when there are no skills.
+/// `enum` lists the valid names, so the model cannot pick another.
+pub fn definitions(skills: &[Skill]) -> Vec<Value> {
+    if skills.is_empty() {
+        return Vec::new();
+    }
+    let names: Vec<&str> = skills.iter().map(|skill| skill.name.as_str()).collect();
+    let skill = json!({ "type": "string", "enum": names, "description": "The skill's name" });
+    vec![
+        json!({
+            "name": SKILL,
+            "description": "Activates a skill from <available_skills>: returns its instructions, \
+                its folder and the list of its files. Call it when a task matches the skill's \
+                description, before you start the task.",
+            "input_schema": {
+                "type": "object",
+                "properties": { "skill": skill },
+                "required": ["skill"],
+            },
+        }),
+        json!({
+            "name": READ_SKILL_FILE,
+            "description": "Reads one file of a skill, as the skill's instructions ask: \
+                its path is relative to the skill's folder, as Skill lists it.",
+            "input_schema": {
+                "type": "object",
+                "properties": {
+                    "skill": skill,
+                    "path": { "type": "string", "description": "e.g. references/guide.md" },
+                },
+                "required": ["skill", "path"],
+            },
+        }),
+    ]
+}
+// ANCHOR_END: definitions
+
+/// Whether `name` is one of these tools (only offered when there are skills).
+pub fn handles(skills: &[Skill], name: &str) -> bool {
+    !skills.is_empty() && (name == SKILL || name == READ_SKILL_FILE)
+}
+
+/// Runs `Skill` or `read_skill_file` with the model's input.
+pub fn run(skills: &[Skill], name: &str, input: &Value) -> Result<String, String> {
+    let wanted = input["skill"].as_str().unwrap_or_default();
+    let skill = skills
+        .iter()
+        .find(|skill| skill.name == wanted)
+        .ok_or_else(|| {
+            let names: Vec<&str> = skills.iter().map(|skill| skill.name.as_str()).collect();
+            format!(
+                "there is no skill named {wanted:?}; the skills are: {}",
+                names.join(", ")
+            )
+        })?;
+    if name == SKILL {
+        return Ok(activate(skill));
+    }
+    let path = input["path"]
+        .as_str()
+        .ok_or("give \"path\": a file of the skill, relative to its folder")?;
+    read_file(skill, path)
+}
+
+// ANCHOR: activate
+/// Tier 2: the skill's instructions, where it lives, and what else it has,
+/// in the shape the Agent Skills client guide suggests.
+pub fn activate(skill: &Skill) -> String {
+    let mut text = format!("<skill_content name=\"{}\">\n", escape(&skill.name));
+    text += &skill.body;
+    text += &format!("\n\nSkill directory: {}\n", skill.dir.display());
+    text += "Relative paths in this skill are relative to the skill directory; \
+             read its files with read_skill_file.\n<skill_resources>\n";
+    for file in files_of(&skill.root) {
+        text += &format!("  <file>{}</file>\n", escape(&file));
+    }
+    text += "</skill_resources>\n</skill_content>";
+    text
+}
+// ANCHOR_END: activate
+
+/// The files of a skill folder, SKILL.md aside, as sorted relative paths
+/// with `/`: listed, not read. Symlinks are listed, not followed.
+pub fn files_of(dir: &Path) -> Vec<String> {
+    let mut files = Vec::new();
+    let mut folders = vec![dir.to_path_buf()];
+    while let Some(folder) = folders.pop() {
+        for entry in std::fs::read_dir(&folder).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if entry.file_type().is_ok_and(|kind| kind.is_dir()) {
+                folders.push(path);
+            } else if let Ok(relative) = path.strip_prefix(dir) {
+                let relative = relative.to_string_lossy().replace('\\', "/");
+                if relative != "SKILL.md" && relative != "skill.md" {
+                    files.push(relative);
+                }
+            }
+        }
+    }
+    files.sort();
+    if files.len() > MAX_LISTED {
+        let more = files.len() - MAX_LISTED;
+        files.truncate(MAX_LISTED);
+        files.push(format!("… and {more} more"));
+    }
+    files
+}
+
+// ANCHOR: read_file
+/// Tier 3: one file of the skill, confined to the skill's folder. Every
+/// refusal names the rule and never what lies outside the folder.
+pub fn read_file(skill: &Skill, path: &str) -> Result<String, String> {
+    let relative = Path::new(path);
+    let plain = relative
+        .components()
+        .all(|part| matches!(part, Component::Normal(_) | Component::CurDir));
+    if path.is_empty() || !plain {
+        return Err(format!(
+            "{path:?}: give a path inside the skill's folder, relative to it and \
+             without .., as Skill lists them (for example references/guide.md)"
+        ));
+    }
+    let file = skill.root.join(relative).canonicalize().map_err(|_| {
+        format!(
+            "{path:?}: no such file in skill {}; its files are: {}",
+            skill.name,
+            files_of(&skill.root).join(", ")
+        )
+    })?;
+    // The root is canonical too, so a symlink anywhere on the way that
+    // leads out ends up outside it.
+    if !file.starts_with(&skill.root) {
+        return Err(format!(
+            "{path:?} leads outside the skill's folder: refused"
+        ));
+    }
+    // Look before opening (opening a named pipe waits for a writer), then
+    // ask the open file again: what is read is what was checked.
+    let not_a_file =
+        || format!("{path:?} is not a regular file (a folder or a device): give a file");
+    if !file.is_file() {
+        return Err(not_a_file());
+    }
+    let mut opened = std::fs::File::open(&file).map_err(|err| format!("{path:?}: {err}"))?;
+    let meta = opened
+        .metadata()
+        .map_err(|err| format!("{path:?}: {err}"))?;
+    if !meta.is_file() {
+        return Err(not_a_file());
+    }
+    if meta.len() > MAX_FILE_BYTES {
+        return Err(format!(
+            "{path:?} is {} bytes, over the {MAX_FILE_BYTES}-byte limit for a skill file",
+            meta.len()
+        ));
+    }
+    let mut bytes = Vec::new();
+    (&mut opened)
+        .take(MAX_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|err| format!("{path:?}: {err}"))?;
+    String::from_utf8(bytes)
+        .map_err(|_| format!("{path:?} is not UTF-8 text: this tool reads text files only"))
+}
+// ANCHOR_END: read_file

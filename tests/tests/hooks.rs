@@ -1,0 +1,296 @@
+//! Chapter 10's command line, driven as a learner would run it. The
+//! transcripts (tests/transcripts/ch10) pin the hooks' frames; these tests
+//! pin the contract around them: `--settings FILE` and `--workdir DIR`
+//! checked before anything starts, commands run in the working folder,
+//! bad settings refused, and the demo's hook failing closed without jq.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use wire_tests::course::{self, Chapter};
+use wire_tests::target;
+
+/// A stuck binary fails its test instead of hanging the suite.
+const LIMIT: Duration = Duration::from_secs(60);
+
+/// The chapter's reference solution, run from the course root.
+fn ch10() -> Command {
+    let chapter = Chapter::find("10").expect("chapter 10 exists");
+    let path = target::build(&chapter.solution_package()).unwrap_or_else(|err| panic!("{err}"));
+    let mut command = Command::new(path);
+    command.current_dir(course::root()).timeout(LIMIT);
+    command
+}
+
+/// A fresh, empty folder for one test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("wire-hooks-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// A model script: one Bash call, then a final answer.
+fn one_bash_call(dir: &Path, command: &str) -> PathBuf {
+    bash_call(dir, serde_json::json!({ "command": command }))
+}
+
+/// A model script: one Bash call with this input, then a final answer.
+fn bash_call(dir: &Path, input: serde_json::Value) -> PathBuf {
+    let reply = |content: serde_json::Value, stop: &str| {
+        serde_json::json!({"id": "msg", "type": "message", "role": "assistant", "model": "scripted",
+            "content": content, "stop_reason": stop, "stop_sequence": null,
+            "usage": {"input_tokens": 0, "output_tokens": 0}})
+    };
+    let script = serde_json::json!({
+        "prompt": "Run it.",
+        "replies": [
+            reply(serde_json::json!([{"type": "tool_use", "id": "toolu_01", "name": "Bash",
+                                      "input": input}]), "tool_use"),
+            reply(serde_json::json!([{"type": "text", "text": "Done."}]), "end_turn"),
+        ],
+    });
+    let path = dir.join("script.json");
+    std::fs::write(&path, script.to_string()).unwrap();
+    path
+}
+
+#[test]
+fn a_settings_file_that_does_not_exist_is_a_usage_error() {
+    ch10()
+        .args(["--settings", "no/such/settings.json", "hello"])
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(predicate::str::contains(
+            "--settings no/such/settings.json: no such file",
+        ));
+}
+
+#[test]
+fn a_workdir_that_does_not_exist_is_a_usage_error() {
+    ch10()
+        .args(["--workdir", "no/such/folder", "hello"])
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(predicate::str::contains(
+            "--workdir no/such/folder: no such folder",
+        ));
+}
+
+#[test]
+fn settings_that_are_not_json_stop_the_run_with_the_reason() {
+    let dir = scratch("bad-settings");
+    let settings = dir.join("settings.json");
+    std::fs::write(&settings, "{ \"hooks\": ").unwrap();
+    let script = one_bash_call(&dir, "echo hi");
+    ch10()
+        .arg("--settings")
+        .arg(&settings)
+        .arg("--script")
+        .arg(&script)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("settings.json: not JSON"));
+}
+
+#[test]
+fn bash_runs_in_the_workdir_and_reports_the_exit_status() {
+    let dir = scratch("workdir");
+    let work = dir.join("work");
+    std::fs::create_dir_all(&work).unwrap();
+    let script = one_bash_call(&dir, "echo made > made.txt; exit 3");
+    ch10()
+        .arg("--workdir")
+        .arg(&work)
+        .arg("--script")
+        .arg(&script)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("exit status 3"));
+    let made = std::fs::read_to_string(work.join("made.txt")).unwrap();
+    assert_eq!(made, "made\n");
+}
+
+#[test]
+fn bash_output_is_cut_with_a_note() {
+    let dir = scratch("long-output");
+    let script = one_bash_call(&dir, "yes x | head -c 100000");
+    ch10()
+        .arg("--script")
+        .arg(&script)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "[output truncated after 30000 bytes]",
+        ));
+}
+
+#[test]
+fn a_hook_that_crashes_never_takes_the_harness_down() {
+    let dir = scratch("crash");
+    let settings = dir.join("settings.json");
+    let hook = r#"{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[
+        {"type":"command","command":"kill -SEGV $$"}]}]}}"#;
+    std::fs::write(&settings, hook).unwrap();
+    let script = one_bash_call(&dir, "echo still here");
+    ch10()
+        .arg("--settings")
+        .arg(&settings)
+        .arg("--script")
+        .arg(&script)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("killed by a signal; no decision"))
+        .stdout(predicate::str::contains("still here"));
+}
+
+/// A folder of links to the programs the demo needs, and no jq.
+#[cfg(unix)]
+fn path_without_jq(dir: &Path) -> PathBuf {
+    let bin = dir.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    for program in ["sh", "bash", "cat", "rm"] {
+        let found = std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+            .map(|folder| folder.join(program))
+            .find(|path| path.is_file())
+            .unwrap_or_else(|| panic!("{program} is not on the PATH"));
+        std::os::unix::fs::symlink(found, bin.join(program)).unwrap();
+    }
+    bin
+}
+
+#[cfg(unix)]
+#[test]
+fn the_demos_hook_fails_closed_without_jq() {
+    let dir = scratch("no-jq");
+    let bin = path_without_jq(&dir);
+    ch10()
+        .env("PATH", &bin)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "a PreToolUse hook blocked this call: Blocked: jq is not installed",
+        ))
+        .stdout(predicate::str::contains(
+            "working folder: still there, notes.md intact",
+        ));
+}
+
+#[test]
+fn hooks_get_the_project_dir_and_can_read_the_transcript_file() {
+    let dir = scratch("transcript");
+    let work = dir.join("work");
+    std::fs::create_dir_all(&work).unwrap();
+    let work = std::fs::canonicalize(&work).unwrap();
+    let settings = dir.join("settings.json");
+    let hook = r#"{"hooks":{"Stop":[{"hooks":[{"type":"command","command":
+        "jq -r .transcript_path | xargs cat > seen.jsonl; echo \"$CLAUDE_PROJECT_DIR\" > dir.txt"}]}]}}"#;
+    std::fs::write(&settings, hook).unwrap();
+    let script = one_bash_call(&dir, "echo hi");
+    ch10()
+        .arg("--settings")
+        .arg(&settings)
+        .arg("--workdir")
+        .arg(&work)
+        .arg("--script")
+        .arg(&script)
+        .assert()
+        .success();
+    let project = std::fs::read_to_string(work.join("dir.txt")).unwrap();
+    assert_eq!(project, format!("{}\n", work.display()));
+    // One JSON line per message, in order: the prompt, the call, its
+    // result, and the final answer the Stop hook was asked about.
+    let seen = std::fs::read_to_string(work.join("seen.jsonl")).unwrap();
+    let lines: Vec<serde_json::Value> = seen
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let types: Vec<&str> = lines.iter().map(|l| l["type"].as_str().unwrap()).collect();
+    assert_eq!(types, ["user", "assistant", "user", "assistant"]);
+    assert_eq!(lines[0]["message"]["content"], "Run it.");
+    assert_eq!(lines[3]["message"]["content"][0]["text"], "Done.");
+}
+
+#[test]
+fn a_command_past_its_timeout_is_killed_with_its_children() {
+    let dir = scratch("bash-timeout");
+    // The background sleep holds the output pipe: unless the whole process
+    // group is killed, the harness would wait for it (and the test's guard
+    // would fail it).
+    let input = serde_json::json!({ "command": "sleep 300 & sleep 300", "timeout": 200 });
+    let script = bash_call(&dir, input);
+    ch10()
+        .arg("--script")
+        .arg(&script)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "the command ran past its timeout of 200 ms and was killed",
+        ));
+}
+
+#[test]
+fn a_stop_hook_that_always_refuses_is_overruled_after_eight_refusals() {
+    let dir = scratch("stop-cap");
+    let settings = dir.join("settings.json");
+    let hook = r#"{"hooks":{"Stop":[{"hooks":[{"type":"command",
+        "command":"cat >/dev/null; echo never >&2; exit 2"}]}]}}"#;
+    std::fs::write(&settings, hook).unwrap();
+    let answer = |n: usize| {
+        serde_json::json!({"id": format!("msg_{n}"), "type": "message", "role": "assistant",
+            "model": "scripted", "content": [{"type": "text", "text": format!("Done {n}.")}],
+            "stop_reason": "end_turn", "stop_sequence": null,
+            "usage": {"input_tokens": 0, "output_tokens": 0}})
+    };
+    let replies: Vec<serde_json::Value> = (1..=9).map(answer).collect();
+    let script = dir.join("script.json");
+    let text = serde_json::json!({ "prompt": "Finish.", "replies": replies });
+    std::fs::write(&script, text.to_string()).unwrap();
+    let output = ch10()
+        .arg("--settings")
+        .arg(&settings)
+        .arg("--script")
+        .arg(&script)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "stop hooks refused 8 times in a row: ending anyway",
+        ))
+        .stdout(predicate::str::contains("answer: Done 9."))
+        .get_output()
+        .stdout
+        .clone();
+    let refusals = String::from_utf8_lossy(&output)
+        .matches("exit 2: never")
+        .count();
+    assert_eq!(refusals, 9, "eight refusals obeyed, the ninth overruled");
+}
+
+/// The book's allowlist hook, given one Bash command as Claude Code would.
+fn allowlist(command: &str) -> assert_cmd::assert::Assert {
+    let input = serde_json::json!({ "hook_event_name": "PreToolUse", "tool_name": "Bash",
+                                    "tool_input": { "command": command } });
+    Command::new(course::root().join("tests/fixtures/hooks/allowlist.sh"))
+        .write_stdin(input.to_string())
+        .timeout(LIMIT)
+        .assert()
+}
+
+#[cfg(unix)]
+#[test]
+fn the_allowlist_hook_blocks_the_spellings_the_rm_hook_misses() {
+    allowlist("ls -la").code(0);
+    allowlist("find . -delete")
+        .code(2)
+        .stderr("Blocked: find is not on the allowlist\n");
+    allowlist("python3 -c 'import os'")
+        .code(2)
+        .stderr("Blocked: python3 is not on the allowlist\n");
+    allowlist("ls; rm -rf .")
+        .code(2)
+        .stderr("Blocked: no lists, pipes, substitutions or redirections\n");
+}
