@@ -202,11 +202,19 @@ pub fn chapter_number(name: &str) -> Option<u32> {
 }
 
 /// The files of a crate that the course generates or compares, relative to
-/// the crate folder: `Cargo.toml` and everything under `src/`, `scripts/`
-/// (chapter 7's model scripts) and `skills/` (chapter 8's skills), sorted.
+/// the crate folder, sorted: `Cargo.toml` and everything in its folders:
+/// `src/`, and the data a chapter reads at run time (chapter 7's `scripts/`,
+/// chapter 8's `skills/`, chapter 9's `agents/`), so that a starter built
+/// from `chapters/` finds the same files as the solution.
 pub fn crate_files(crate_dir: &Path) -> Vec<PathBuf> {
     let mut files = vec![PathBuf::from("Cargo.toml")];
-    let mut stack = ["src", "scripts", "skills"].map(PathBuf::from).to_vec();
+    let mut stack: Vec<PathBuf> = fs::read_dir(crate_dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|entry| entry.path().is_dir())
+        .map(|entry| PathBuf::from(entry.file_name()))
+        .collect();
     while let Some(dir) = stack.pop() {
         let Ok(entries) = fs::read_dir(crate_dir.join(&dir)) else {
             continue;
