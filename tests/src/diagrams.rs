@@ -359,6 +359,17 @@ fn legend(out: &mut String, y: f64, items: &[(Style, &str)]) {
 }
 
 /// A horizontal arrow from `x1` to `x2` in a step's style.
+/// Two boxes joined both ways, for the introduction's picture: the request
+/// from `from` to `to` with its label above, the reply back with its label
+/// below.
+fn link(out: &mut String, from: f64, to: f64, y: f64, request: &str, reply: &str) {
+    arrow(out, from, to, y + 15.0, Style::Request);
+    arrow(out, to, from, y + 31.0, Style::Reply);
+    let mid = (from + to) / 2.0;
+    text(out, mid, y + 10.0, "middle", " font-size=\"11\"", request);
+    text(out, mid, y + 44.0, "middle", " font-size=\"11\"", reply);
+}
+
 fn arrow(out: &mut String, x1: f64, x2: f64, y: f64, style: Style) {
     let dir = if x2 > x1 { 1.0 } else { -1.0 };
     let color = if style == Style::Error {
@@ -506,25 +517,7 @@ pub fn parts(sources: &[(Chapter, Transcript)]) -> String {
         );
         // The pipe: stdin one way, stdout the other.
         let (x1, x2) = (cx + client_w + 4.0, server_x - 4.0);
-        arrow(&mut out, x1, x2, y + 15.0, Style::Request);
-        arrow(&mut out, x2, x1, y + 31.0, Style::Reply);
-        let mid = (x1 + x2) / 2.0;
-        text(
-            &mut out,
-            mid,
-            y + 10.0,
-            "middle",
-            " font-size=\"11\"",
-            "requests → stdin",
-        );
-        text(
-            &mut out,
-            mid,
-            y + 44.0,
-            "middle",
-            " font-size=\"11\"",
-            "stdout ← replies",
-        );
+        link(&mut out, x1, x2, y, "requests → stdin", "stdout ← replies");
     }
     if has_model {
         // The model sits left of the host, level with its middle; the host
@@ -548,23 +541,12 @@ pub fn parts(sources: &[(Chapter, Transcript)]) -> String {
             "behind an HTTP API",
         );
         let (x1, x2) = (MARGIN + model_w + 4.0, host_x - 4.0);
-        arrow(&mut out, x2, x1, y + 15.0, Style::Request);
-        arrow(&mut out, x1, x2, y + 31.0, Style::Reply);
-        let mid = (x1 + x2) / 2.0;
-        text(
+        link(
             &mut out,
-            mid,
-            y + 10.0,
-            "middle",
-            " font-size=\"11\"",
+            x2,
+            x1,
+            y,
             "Messages API request",
-        );
-        text(
-            &mut out,
-            mid,
-            y + 44.0,
-            "middle",
-            " font-size=\"11\"",
             "reply: text or tool calls",
         );
     }
