@@ -243,13 +243,7 @@ fn starter_source(text: &str) -> String {
             Part::Gap(region) if region.opening == STRETCH => {
                 // The note and its starter lines; the code is the learner's.
                 let indent = &region.indent;
-                out += &format!(
-                    "{indent}// STRETCH({}): {}\n",
-                    region.id, region.instruction[0]
-                );
-                for line in &region.instruction[1..] {
-                    out += &format!("{indent}// {line}\n");
-                }
+                out += &note(STRETCH, &region);
                 for code in &region.starter {
                     out += &format!("{indent}{code}\n");
                 }
@@ -257,13 +251,7 @@ fn starter_source(text: &str) -> String {
             }
             Part::Gap(region) => {
                 let indent = &region.indent;
-                out += &format!(
-                    "{indent}// TODO({}): {}\n",
-                    region.id, region.instruction[0]
-                );
-                for more in &region.instruction[1..] {
-                    out += &format!("{indent}// {more}\n");
-                }
+                out += &note("TODO", &region);
                 if region.starter.is_empty() {
                     // todo! formats its message: braces must be doubled.
                     let message = format!("{}: {}", region.id, region.instruction.join(" "))
@@ -278,6 +266,20 @@ fn starter_source(text: &str) -> String {
                 out += &format!("{indent}// END({})\n", region.id);
             }
         }
+    }
+    out
+}
+
+/// A region's note as the starter shows it: `// WORD(id): instruction`,
+/// then the instruction's further lines as comments.
+fn note(word: &str, region: &Region) -> String {
+    let indent = &region.indent;
+    let mut out = format!(
+        "{indent}// {word}({}): {}\n",
+        region.id, region.instruction[0]
+    );
+    for line in &region.instruction[1..] {
+        out += &format!("{indent}// {line}\n");
     }
     out
 }
