@@ -17,6 +17,10 @@ check NN *FLAGS:
 watch NN *FLAGS:
     cargo xtask watch {{NN}} {{FLAGS}}
 
+# The next hint for a gap of chapter NN (the first one not written yet), one tier per call.
+hint NN *GAP:
+    cargo xtask hint {{NN}} {{GAP}}
+
 # Every chapter's gaps and scenarios at a glance, and the next thing to do.
 progress:
     cargo xtask progress
