@@ -535,7 +535,7 @@ fn answer(mut stream: TcpStream, script: &Script) -> Result<(), String> {
         Err(problem) => (Some(problem), None),
     };
     let (status, reply) = match (&problem, expected_reply) {
-        (None, Some(reply)) => ("200 OK", reply.bytes.clone()),
+        (None, Some(reply)) => (status_of(&reply.bytes), reply.bytes.clone()),
         (None, None) => (
             "500 Internal Server Error",
             b"{\"type\":\"error\",\"error\":{\"type\":\"api_error\",\"message\":\"the transcript has no <= reply here\"}}".to_vec(),
@@ -557,6 +557,29 @@ fn answer(mut stream: TcpStream, script: &Script) -> Result<(), String> {
     match problem {
         Some(problem) => Err(problem),
         None => Ok(()),
+    }
+}
+
+/// The HTTP status the Messages API sends with a reply: 200 for a message,
+/// and for an error body the status its documented error type goes with
+/// (the API's errors page), so a transcript's `<=` error is answered the
+/// way the real API answers it.
+fn status_of(reply: &[u8]) -> &'static str {
+    let body: serde_json::Value = serde_json::from_slice(reply).unwrap_or_default();
+    if body["type"] != "error" {
+        return "200 OK";
+    }
+    match body["error"]["type"].as_str().unwrap_or_default() {
+        "invalid_request_error" => "400 Bad Request",
+        "authentication_error" => "401 Unauthorized",
+        "billing_error" => "402 Payment Required",
+        "permission_error" => "403 Forbidden",
+        "not_found_error" => "404 Not Found",
+        "request_too_large" => "413 Payload Too Large",
+        "rate_limit_error" => "429 Too Many Requests",
+        "timeout_error" => "504 Gateway Timeout",
+        "overloaded_error" => "529 Overloaded",
+        _ => "500 Internal Server Error",
     }
 }
 

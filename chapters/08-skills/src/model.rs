@@ -151,9 +151,25 @@ fn post(url: &str, api_key: &str, body: String) -> Result<Value, String> {
         .read_to_string()
         .map_err(|err| format!("{url}: cannot read the reply: {err}"))?;
     if !status.is_success() {
-        return Err(format!("{url} answered {status}: {text}"));
+        return Err(api_error(status.as_u16(), &text));
     }
     serde_json::from_str(&text).map_err(|err| format!("{url}: the reply is not JSON: {err}"))
+}
+
+/// What an error reply says. The Messages API answers a failure with an
+/// HTTP status (429 rate limited, 529 overloaded, ...) and a body
+/// `{"type":"error","error":{"type":...,"message":...},"request_id":...}`;
+/// a local server may send anything, so the raw text is the fallback.
+fn api_error(status: u16, text: &str) -> String {
+    let body: Value = serde_json::from_str(text).unwrap_or_default();
+    let error = &body["error"];
+    match (error["type"].as_str(), error["message"].as_str()) {
+        (Some(kind), Some(message)) => {
+            let request = body["request_id"].as_str().unwrap_or("no request id");
+            format!("the model API answered {status}: {kind}: {message} ({request})")
+        }
+        _ => format!("the model API answered {status}: {}", text.trim()),
+    }
 }
 
 /// One POST to the Messages API. A reply with an error status is still a
