@@ -61,6 +61,19 @@ pub const FULL_DAY: &[Row] = &[
     Page("appendix-real-clients.md"),
 ];
 
+/// A second day: Parts III and IV, the harness and the current revision,
+/// for a room that did the full day (the host chapters build on it).
+pub const SECOND_DAY: &[Row] = &[
+    Page("08-skills.md"),
+    Page("09-subagents.md"),
+    Break("Break", 15),
+    Page("10-hooks.md"),
+    Break("Lunch", 60),
+    Page("11-stateless.md"),
+    Break("Break", 15),
+    Page("12-http.md"),
+];
+
 /// When the day starts, in minutes after midnight (09:00).
 const START: u32 = 9 * 60;
 
@@ -225,6 +238,7 @@ pub fn schedule() -> Result<String, String> {
     );
     table(&mut out, "Half day", HALF_DAY)?;
     table(&mut out, "Full day", FULL_DAY)?;
+    table(&mut out, "Second day", SECOND_DAY)?;
     Ok(out)
 }
 
