@@ -119,11 +119,11 @@ fn regions(text: &str, opening: &'static str) -> (Vec<Part>, Vec<String>) {
                     region.starter.push(code.to_string());
                     continue;
                 }
-                if region.starter.is_empty() {
-                    if let Some(more) = next_trimmed.strip_prefix("// ") {
-                        region.instruction.push(more.to_string());
-                        continue;
-                    }
+                if region.starter.is_empty()
+                    && let Some(more) = next_trimmed.strip_prefix("// ")
+                {
+                    region.instruction.push(more.to_string());
+                    continue;
                 }
                 in_header = false;
             }

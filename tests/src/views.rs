@@ -1023,10 +1023,10 @@ fn is_single_string(line: &str) -> bool {
             _ => return false,
         }
         strings += 1;
-        if strings == 1 {
-            if let Some(tail) = rest.strip_prefix(':') {
-                rest = tail.trim_start();
-            }
+        if strings == 1
+            && let Some(tail) = rest.strip_prefix(':')
+        {
+            rest = tail.trim_start();
         }
     }
     (1..=2).contains(&strings)

@@ -130,6 +130,43 @@ fn two_instances_never_hand_out_the_same_handle() {
     assert_eq!(names, ["draft-1.json", "draft-2.json"]);
 }
 
+#[test]
+fn two_instances_appending_to_one_draft_lose_no_line() {
+    let state = scratch("together");
+    let folder = state.to_str().unwrap().to_string();
+    let start = call(1, "start_draft", json!({ "title": "Both" }));
+    instance(&["--state", &folder], None, &[start]);
+    // Two instances append to the same draft at the same time. Each append
+    // reads the draft, adds a line and writes it back: without a lock, one
+    // instance writes over a line the other has just added.
+    let writers = ["a", "b"].map(|who| {
+        let folder = folder.clone();
+        std::thread::spawn(move || {
+            let frames: Vec<String> = (1..=40)
+                .map(|n| {
+                    let key = format!("{who}-{n}");
+                    let arguments =
+                        json!({ "draft": "draft-1", "text": key, "operation_key": key });
+                    call(n, "append_to_draft", arguments)
+                })
+                .collect();
+            instance(&["--state", &folder], None, &frames)
+        })
+    });
+    for writer in writers {
+        let results = writer.join().expect("an instance's thread");
+        assert!(
+            results
+                .iter()
+                .all(|result| result["isError"] == json!(false))
+        );
+    }
+    let read = call(1, "read_draft", json!({ "draft": "draft-1" }));
+    let result = instance(&["--state", &folder], None, &[read]);
+    let lines = result[0]["structuredContent"]["lines"].as_array().unwrap();
+    assert_eq!(lines.len(), 80, "a line was lost: {lines:?}");
+}
+
 /// TMPDIR is where `std::env::temp_dir` looks on unix.
 #[cfg(unix)]
 #[test]

@@ -608,14 +608,13 @@ impl ReplyChecker {
     fn check(&mut self, line: &str, id: u64) -> Result<(), String> {
         self.id.clear();
         write!(self.id, "{id}").unwrap();
-        if let Some((before, after)) = &self.template {
-            if line.len() == before.len() + self.id.len() + after.len()
-                && line.starts_with(before.as_str())
-                && line.ends_with(after.as_str())
-                && line[before.len()..].starts_with(self.id.as_str())
-            {
-                return Ok(()); // The checked reply, byte for byte, with this id.
-            }
+        if let Some((before, after)) = &self.template
+            && line.len() == before.len() + self.id.len() + after.len()
+            && line.starts_with(before.as_str())
+            && line.ends_with(after.as_str())
+            && line[before.len()..].starts_with(self.id.as_str())
+        {
+            return Ok(()); // The checked reply, byte for byte, with this id.
         }
         if !(self.kind.check)(&result_of(line, id)?) {
             return Err(format!("wrong answer: {}", line.trim_end()));
@@ -730,7 +729,7 @@ fn thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, digit) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(digit);

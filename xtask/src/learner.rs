@@ -204,11 +204,11 @@ pub fn watch(args: &[String]) -> ExitCode {
     };
     for part in ["src", "Cargo.toml", "scripts"] {
         let path = dir.join(part);
-        if path.exists() {
-            if let Err(err) = debouncer.watcher().watch(&path, RecursiveMode::Recursive) {
-                eprintln!("cannot watch {}: {err}", path.display());
-                return ExitCode::FAILURE;
-            }
+        if path.exists()
+            && let Err(err) = debouncer.watcher().watch(&path, RecursiveMode::Recursive)
+        {
+            eprintln!("cannot watch {}: {err}", path.display());
+            return ExitCode::FAILURE;
         }
     }
     let mut checked = snapshot(&dir);

@@ -139,10 +139,10 @@ async fn join_all(mut runs: Vec<Run<'_>>) -> Vec<(Value, Vec<String>)> {
     let mut outputs: Vec<Option<(Value, Vec<String>)>> = runs.iter().map(|_| None).collect();
     std::future::poll_fn(|cx| {
         for (run, output) in runs.iter_mut().zip(&mut outputs) {
-            if output.is_none() {
-                if let Poll::Ready(value) = run.as_mut().poll(cx) {
-                    *output = Some(value);
-                }
+            if output.is_none()
+                && let Poll::Ready(value) = run.as_mut().poll(cx)
+            {
+                *output = Some(value);
             }
         }
         if outputs.iter().all(Option::is_some) {

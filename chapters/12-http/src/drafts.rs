@@ -154,6 +154,10 @@ fn append(arguments: &Map<String, Value>, state: &State) -> Result<Value, Failur
     only(arguments, &["draft", "text", "operation_key"])?;
     let (handle, line) = (text(arguments, "draft")?, text(arguments, "text")?);
     let key = text(arguments, "operation_key")?;
+    load(state, handle)?; // A handle that names no draft gets no lock file.
+    // One writer per draft at a time: between our read and our write, no
+    // other instance may change the draft, or its change would be lost.
+    let _writer = state.lock(&file_name(handle))?;
     let mut draft = load(state, handle)?;
     // What the key is recorded with: the call's arguments without the key.
     let mut asked = arguments.clone();

@@ -72,21 +72,21 @@ fn main() -> ExitCode {
                 return ExitCode::FAILURE;
             }
         };
-        if let Some(reply) = reply {
-            if let Err(err) = jsonrpc::write_frame(&mut output, &reply) {
-                eprintln!("{SERVER_NAME}: cannot write stdout: {err}");
-                return ExitCode::FAILURE;
-            }
+        if let Some(reply) = reply
+            && let Err(err) = jsonrpc::write_frame(&mut output, &reply)
+        {
+            eprintln!("{SERVER_NAME}: cannot write stdout: {err}");
+            return ExitCode::FAILURE;
         }
         // ANCHOR: flush
         // Flush unless the next frame is already here in full: the next read
         // could then block, and no reply may wait while we do. Replies to
         // frames that are already here go out together, in one write.
-        if !input.buffer().contains(&b'\n') {
-            if let Err(err) = output.flush() {
-                eprintln!("{SERVER_NAME}: cannot flush stdout: {err}");
-                return ExitCode::FAILURE;
-            }
+        if !input.buffer().contains(&b'\n')
+            && let Err(err) = output.flush()
+        {
+            eprintln!("{SERVER_NAME}: cannot flush stdout: {err}");
+            return ExitCode::FAILURE;
         }
         // ANCHOR_END: flush
     }

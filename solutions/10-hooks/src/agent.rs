@@ -199,10 +199,10 @@ pub async fn join_all<T>(mut runs: Vec<Run<'_, T>>) -> Vec<T> {
     let mut outputs: Vec<Option<T>> = runs.iter().map(|_| None).collect();
     std::future::poll_fn(|cx| {
         for (run, output) in runs.iter_mut().zip(&mut outputs) {
-            if output.is_none() {
-                if let Poll::Ready(value) = run.as_mut().poll(cx) {
-                    *output = Some(value);
-                }
+            if output.is_none()
+                && let Poll::Ready(value) = run.as_mut().poll(cx)
+            {
+                *output = Some(value);
             }
         }
         if outputs.iter().all(Option::is_some) {

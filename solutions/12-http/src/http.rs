@@ -60,15 +60,15 @@ async fn answer(request: Request<Incoming>, shared: &Shared) -> Response<Body> {
     if request.uri().path() != ENDPOINT {
         return refusal(StatusCode::NOT_FOUND, "the MCP endpoint is /mcp");
     }
-    if let Some(origin) = request.headers().get(header::ORIGIN) {
-        if !origin_allowed(origin, &shared.guard.allowed_origins) {
-            return refusal(StatusCode::FORBIDDEN, "this Origin may not use the server");
-        }
+    if let Some(origin) = request.headers().get(header::ORIGIN)
+        && !origin_allowed(origin, &shared.guard.allowed_origins)
+    {
+        return refusal(StatusCode::FORBIDDEN, "this Origin may not use the server");
     }
-    if let Some(token) = &shared.guard.token {
-        if let Some(refused) = check_token(request.headers(), token) {
-            return refused;
-        }
+    if let Some(token) = &shared.guard.token
+        && let Some(refused) = check_token(request.headers(), token)
+    {
+        return refused;
     }
     if request.method() != Method::POST {
         // No GET stream (2026-07-28 removed it, and 2025-11-25 lets us say

@@ -67,6 +67,21 @@ impl State {
         fs::rename(&written, self.folder.join(name))
     }
 
+    /// Waits until nobody else (another instance, say) holds the lock
+    /// of `name`, and holds it until the returned file is dropped. The
+    /// operating system lets go of it if the process dies, so a crash never
+    /// leaves a draft locked for good.
+    pub fn lock(&self, name: &str) -> io::Result<File> {
+        let path = self.folder.join(format!(".{name}.lock"));
+        let file = File::options()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(path)?;
+        file.lock()?;
+        Ok(file)
+    }
+
     /// Writes `text` to a temporary file next to `name`. Our process id is
     /// in its name, so two instances never write the same temporary file.
     fn write_aside(&self, name: &str, text: &str) -> io::Result<PathBuf> {
