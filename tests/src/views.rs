@@ -749,7 +749,13 @@ fn caption(chapter: &Chapter, transcript: &Transcript, raw: &str) -> String {
             !matches!(
                 key,
                 Some(
-                    "book" | "revision" | "args" | "exit" | "runner" | "env" | "stderr"
+                    "book"
+                        | "revision"
+                        | "args"
+                        | "exit"
+                        | "runner"
+                        | "env"
+                        | "stderr"
                         | "recorded"
                 )
             )

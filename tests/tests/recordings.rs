@@ -63,13 +63,18 @@ fn recorded_servers_answer_as_the_real_ones() {
                 .and_then(|chapter| Target::solution(&chapter))
                 .and_then(|target| runner::check(&server, &target));
             if let Err(report) = outcome {
-                failures.push(format!("{label}: chapter {}'s server:\n{report}", recorded.chapter));
+                failures.push(format!(
+                    "{label}: chapter {}'s server:\n{report}",
+                    recorded.chapter
+                ));
             }
             checked.push(label);
         }
     }
     assert!(
-        checked.iter().any(|label| label.contains("ch09/measure.wire [notes]")),
+        checked
+            .iter()
+            .any(|label| label.contains("ch09/measure.wire [notes]")),
         "ch09/measure.wire declares no recorded notes channel; checked: {checked:#?}"
     );
     assert!(failures.is_empty(), "\n{}", failures.join("\n\n"));

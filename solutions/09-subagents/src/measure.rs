@@ -114,7 +114,12 @@ struct Requests {
 /// in tokens, turn by turn: the parent's in both runs and the subagent's;
 /// then the totals.
 pub async fn print_delegation(harness: &mut Harness) -> Result<(), String> {
-    if !harness.host.tools().iter().any(|tool| tool.qualified == SEARCH) {
+    if !harness
+        .host
+        .tools()
+        .iter()
+        .any(|tool| tool.qualified == SEARCH)
+    {
         return Err(format!(
             "--measure-agents reads notes with {SEARCH}: start chapter 5's server as \
              notes (the default when no --server is given)"
@@ -168,7 +173,10 @@ pub async fn print_delegation(harness: &mut Harness) -> Result<(), String> {
 
 /// One run of the loop with the model `script` plays, in a fresh main
 /// context; its lines are kept, and its requests' tokens read back.
-async fn run_script(harness: &mut Harness, (name, script): (&str, &str)) -> Result<Requests, String> {
+async fn run_script(
+    harness: &mut Harness,
+    (name, script): (&str, &str),
+) -> Result<Requests, String> {
     let (mut model, prompt) = model::scripted(name, script)?;
     model.trace = harness.model.trace;
     harness.model = model;
