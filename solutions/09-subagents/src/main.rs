@@ -52,7 +52,7 @@ Options:
                           default: chapter 3's server as `add`; with
                           --measure-agents, chapter 5's over notes/ as `notes`)
   --script PATH           a scripted model: replies from a JSON file
-                          (default: scripts/skills.json, built in)
+                          (default: scripts/subagents.json, built in)
   --model NAME            a real model over HTTP instead (also WIRE_MODEL)
   --max-turns N           give up after N model turns (default 10)
   --timeout-ms N          how long to wait for an MCP reply (default 30000)
