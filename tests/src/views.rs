@@ -792,7 +792,8 @@ fn caption(chapter: &Chapter, transcript: &Transcript, raw: &str) -> String {
     for recorded in &transcript.recorded {
         facts.push(format!(
             "server `{}`'s replies recorded from chapter {}'s solution",
-            recorded.channel, recorded.chapter
+            recorded.channel,
+            recorded.chapter.trim_start_matches('0')
         ));
     }
     if transcript
