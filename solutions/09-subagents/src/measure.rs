@@ -108,7 +108,6 @@ struct Requests {
     subagents: Vec<usize>,
 }
 
-// ANCHOR: measure_agents
 /// Runs the question in place and delegated, with this harness (its
 /// servers, skills and agents, plus note-reader), and prints each request
 /// in tokens, turn by turn: the parent's in both runs and the subagent's;
@@ -169,8 +168,8 @@ pub async fn print_delegation(harness: &mut Harness) -> Result<(), String> {
     );
     Ok(())
 }
-// ANCHOR_END: measure_agents
 
+// ANCHOR: measure_agents
 /// One run of the loop with the model `script` plays, in a fresh main
 /// context; its lines are kept, and its requests' tokens read back.
 async fn run_script(
@@ -212,4 +211,26 @@ fn request_tokens(line: &str) -> Option<(bool, usize)> {
     let (_, count) = rest.strip_prefix("turn ")?.split_once(" bytes: ")?;
     let tokens = count.split_once(" tokens")?.0.parse().ok()?;
     Some((subagent, tokens))
+}
+// ANCHOR_END: measure_agents
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_the_tokens_of_each_request_line() {
+        let main = "turn 2: sending 3 messages, 2829 bytes: 655 tokens (cl100k_base), ~708 by \
+                    the 4-characters rule";
+        assert_eq!(request_tokens(main), Some((false, 655)));
+        let subagent = "  [toolu_01] turn 1: sending 1 messages, 548 bytes: 133 tokens (x)";
+        assert_eq!(request_tokens(subagent), Some((true, 133)));
+        let nested = "  [toolu_01]   [toolu_02] turn 1: sending 1 messages, 9 bytes: 4 tokens";
+        assert_eq!(request_tokens(nested), Some((true, 4)));
+        assert_eq!(request_tokens("  [toolu_01]   model: turn 1"), None);
+        assert_eq!(
+            request_tokens("  stop_reason end_turn, 0 tool call(s)"),
+            None
+        );
+    }
 }
