@@ -39,6 +39,9 @@
 //! #                                         a replay server for channel NAME
 //! # env: WIRE_TIMEOUT_MS=500                an environment variable (repeatable)
 //! # stderr: timed out                       text its stderr must contain (repeatable)
+//! # recorded: add=03                        channel add records chapter 3's solution
+//! # recorded: notes=05 --notes-dir DIR      server, started with these arguments
+//! #                                         (one line per channel)
 //! [add] -> {...}                            what the client must send to server add
 //! [add] <- {...}                            what server add answers, sent as soon
 //!                                           as the client frame before it arrived
@@ -58,6 +61,12 @@
 //! `{workdir}`, `{tmp}` (the host's TMPDIR) and `$WIRE_HOOKS` (the fixtures'
 //! folder) stand for paths that change from run to run, in hook lines and
 //! in `|` lines. A hook killed at its timeout leaves a `~>` and no `<~`.
+//!
+//! A `# recorded:` channel must be what the real server answers: a test
+//! (tests/tests/recordings.rs) starts that chapter's solution server, in
+//! the workspace root, sends it the channel's `->` frames in order, and
+//! compares its replies with the `<-` lines byte for byte, so a replayed
+//! server cannot drift from the real one.
 //!
 //! A server frame is sent only once the client frame before it (on the same
 //! channel) has arrived, so a reply written *after* a later client frame is
@@ -147,7 +156,19 @@ pub struct Transcript {
     /// `# together: A B`: model contexts whose first requests must be in
     /// flight at the same time.
     pub together: Vec<String>,
+    /// `# recorded:` lines: the channels that record a chapter's server.
+    pub recorded: Vec<Recorded>,
     pub frames: Vec<Frame>,
+}
+
+/// `# recorded: notes=05 --notes-dir DIR`: the replayed server of channel
+/// `notes` records chapter 05's solution server, started with `args`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Recorded {
+    pub channel: String,
+    /// The chapter whose solution is the server: `05`.
+    pub chapter: String,
+    pub args: Vec<String>,
 }
 
 #[derive(Debug)]
@@ -190,6 +211,7 @@ impl Transcript {
             env: Vec::new(),
             stderr: Vec::new(),
             together: Vec::new(),
+            recorded: Vec::new(),
             frames: Vec::new(),
         };
         let mut section: Option<String> = None;
@@ -254,6 +276,21 @@ impl Transcript {
             }
             "stderr" => self.stderr.push(value.to_string()),
             "together" => self.together = value.split_whitespace().map(str::to_string).collect(),
+            "recorded" => {
+                let mut words = value.split_whitespace();
+                let (channel, chapter) = words
+                    .next()
+                    .and_then(|word| word.split_once('='))
+                    .filter(|(channel, chapter)| !channel.is_empty() && !chapter.is_empty())
+                    .ok_or_else(|| {
+                        format!("write `# recorded: CHANNEL=NN [ARGS]`, not {value:?}")
+                    })?;
+                self.recorded.push(Recorded {
+                    channel: channel.to_string(),
+                    chapter: chapter.to_string(),
+                    args: words.map(str::to_string).collect(),
+                });
+            }
             _ => {} // Any other "word: text" is an ordinary comment.
         }
         Ok(())
@@ -381,9 +418,17 @@ mod tests {
 
     #[test]
     fn reads_host_metadata_and_stdout_lines() {
-        let text = "# runner: client\n# env: A=b=c\n# stderr: timed out\n| tools (1):\n|\n";
+        let text = "# runner: client\n# env: A=b=c\n# stderr: timed out\n\
+                    # recorded: notes=05 --notes-dir x\n| tools (1):\n|\n";
         let t = Transcript::parse(Path::new("t.wire"), text).unwrap();
         assert_eq!(t.runner, "client");
+        let recorded = Recorded {
+            channel: "notes".into(),
+            chapter: "05".into(),
+            args: vec!["--notes-dir".into(), "x".into()],
+        };
+        assert_eq!(t.recorded, [recorded]);
+        assert!(Transcript::parse(Path::new("t.wire"), "# recorded: notes\n").is_err());
         assert_eq!(t.env, [("A".to_string(), "b=c".to_string())]);
         assert_eq!(t.stderr, ["timed out"]);
         assert_eq!(t.frames[0].direction, Direction::Stdout);

@@ -748,7 +748,16 @@ fn caption(chapter: &Chapter, transcript: &Transcript, raw: &str) -> String {
             let key = line.split_once(':').map(|(key, _)| key);
             !matches!(
                 key,
-                Some("book" | "revision" | "args" | "exit" | "runner" | "env" | "stderr")
+                Some(
+                    "book"
+                        | "revision"
+                        | "args"
+                        | "exit"
+                        | "runner"
+                        | "env"
+                        | "stderr"
+                        | "recorded"
+                )
             )
         })
         .collect();
@@ -779,6 +788,13 @@ fn caption(chapter: &Chapter, transcript: &Transcript, raw: &str) -> String {
     }
     for text in &transcript.stderr {
         facts.push(format!("stderr says “{text}”"));
+    }
+    for recorded in &transcript.recorded {
+        facts.push(format!(
+            "server `{}`'s replies recorded from chapter {}'s solution",
+            recorded.channel,
+            recorded.chapter.trim_start_matches('0')
+        ));
     }
     if transcript
         .frames

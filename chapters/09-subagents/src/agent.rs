@@ -15,6 +15,7 @@ use crate::agents::Agent;
 use crate::delegate;
 use crate::host::Host;
 use crate::model::Model;
+use crate::resource_tool;
 use crate::skill_tools;
 use crate::skills::{self, Skill};
 use crate::tokens;
@@ -158,8 +159,9 @@ async fn join_all(mut runs: Vec<Run<'_>>) -> Vec<(Value, Vec<String>)> {
 
 // ANCHOR: tool_definitions
 /// The catalogue as the model sees it: the qualified name, the server's
-/// description, and its inputSchema renamed to input_schema; then the two
-/// skill tools, when there are skills.
+/// description, and its inputSchema renamed to input_schema; then
+/// ReadMcpResourceTool, when a server has resources, and the two skill
+/// tools, when there are skills.
 pub fn tool_definitions(host: &Host, skills: &[Skill]) -> Vec<Value> {
     host.tools()
         .iter()
@@ -171,6 +173,7 @@ pub fn tool_definitions(host: &Host, skills: &[Skill]) -> Vec<Value> {
                 "input_schema": tool.definition["inputSchema"],
             })
         })
+        .chain(resource_tool::definition(host))
         .chain(skill_tools::definitions(skills))
         .collect()
 }
@@ -236,8 +239,8 @@ async fn run_tool(
     let mut lines = Vec::new();
     // Only the tools of this context run, whatever the model asks for.
     let given = context.tools.iter().any(|tool| tool["name"] == name);
-    // The skill tools and Agent run here, in the harness, and answer like
-    // a tool result; every other tool is MCP.
+    // The skill tools, Agent and ReadMcpResourceTool run here, in the
+    // harness, and answer like a tool result; every other tool is MCP.
     let outcome = if !given {
         Err(format!(
             "there is no tool named {name:?} here: call one of the tools you were given"
@@ -249,6 +252,8 @@ async fn run_tool(
     } else if skill_tools::handles(skills, name) {
         skill_tools::run(skills, name, &call["input"])
             .map(|text| json!({ "content": [{ "type": "text", "text": text }] }))
+    } else if name == resource_tool::READ {
+        resource_tool::run(&harness.host, &call["input"]).await
     } else {
         harness.host.call_tool(name, call["input"].clone()).await
     };
@@ -256,8 +261,10 @@ async fn run_tool(
         Ok(result) => (text_of(&result["content"]), result["isError"] == true),
         Err(err) => (err, true),
     };
-    // A skill's text is long: its cost in tokens says more than its lines.
-    let shown = if skill_tools::handles(skills, name) && !is_error {
+    // A skill's or a resource's text is long: its cost in tokens says more
+    // than its lines.
+    let long = skill_tools::handles(skills, name) || name == resource_tool::READ;
+    let shown = if long && !is_error {
         format!("{} tokens (cl100k_base)", tokens::count(&text))
     } else {
         text.clone()

@@ -3,16 +3,19 @@
 //! the catalogue (tier 1, with the two skill tools) or are pasted whole
 //! into the system prompt, the way a harness without skills would do it.
 //!
-//! `--measure-agents`: the parent's context, turn by turn, for a task that
-//! reads several notes, done in the main context and through a subagent.
+//! `--measure-agents`: a question that needs several notes, answered by
+//! this chapter's loop twice, with a scripted model: once reading the notes
+//! in the main context, once handing the reading to a subagent. The token
+//! counts are the loop's own, read back from the line it writes for each
+//! request.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use serde_json::{Value, json};
+use serde_json::json;
 
-use crate::agent;
-use crate::agents::Agent;
-use crate::delegate;
+use crate::agent::{self, Harness, Log};
+use crate::agents;
+use crate::model;
 use crate::skill_tools;
 use crate::skills::Skill;
 use crate::tokens;
@@ -79,116 +82,155 @@ pub fn print_table() {
 }
 // ANCHOR_END: measure
 
-/// How many notes the read-heavy task reads, one search per turn.
-const NOTES_READ: usize = 5;
+/// The two model scripts: the same question and the same answer, the
+/// notes read in the main context or by the note-reader subagent.
+const IN_PLACE: (&str, &str) = (
+    "scripts/read-in-place.json",
+    include_str!("../scripts/read-in-place.json"),
+);
+const DELEGATED: (&str, &str) = (
+    "scripts/read-delegated.json",
+    include_str!("../scripts/read-delegated.json"),
+);
+/// The agent the second script delegates to, an agent file beside the
+/// scripts (it loads in Claude Code too).
+const NOTE_READER: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/note-reader.md");
+/// The notes the question reads: chapter 5's server serves this folder
+/// when no `--server` is given.
+pub const NOTES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/notes");
+/// The tool the scripts search with: a server named `notes` must have it.
+const SEARCH: &str = "mcp__notes__search_notes";
 
-/// What the model asks in the read-heavy task.
-const QUESTION: &str =
-    "Which of our notes say how to retry a failed call, and what do they advise?";
-
-/// The summary the subagent returns: what the parent keeps of the reading.
-const SUMMARY: &str = "Three notes cover retries: on-call.md (retry idempotent calls up to \
-    3 times with backoff), runbooks/deploy.md (never retry a deploy; roll back) and \
-    shared/http.md (retry 429 and 503 after Retry-After). The other two do not mention it.";
-
-/// The notes server's search tool, as the model sees it.
-fn search_tool() -> Value {
-    json!({
-        "name": "mcp__notes__search_notes",
-        "description": "Finds the notes whose text contains a word or phrase, ignoring case.",
-        "input_schema": { "type": "object", "properties": { "query": { "type": "string" } },
-                          "required": ["query"] },
-    })
+/// The tokens of every request one run sent, in order: the main
+/// context's, and its subagents'.
+struct Requests {
+    parent: Vec<usize>,
+    subagents: Vec<usize>,
 }
 
-/// One assistant turn that calls `name` with `input`, and the user turn
-/// that answers it with `result`.
-fn exchange(id: usize, name: &str, input: Value, result: &str) -> [Value; 2] {
-    let call = json!({ "type": "tool_use", "id": format!("toolu_{id:02}"), "name": name,
-                       "input": input });
-    let answer = json!({ "type": "tool_result", "tool_use_id": format!("toolu_{id:02}"),
-                         "content": result });
-    [
-        json!({ "role": "assistant", "content": [call] }),
-        json!({ "role": "user", "content": [answer] }),
-    ]
-}
-
-/// The tokens of each request of one context that reads the notes, one
-/// search per turn, and then answers: NOTES_READ + 1 requests.
-fn reading(system: &str, tools: &[Value], first: usize) -> Vec<usize> {
-    let mut messages = vec![json!({ "role": "user", "content": QUESTION })];
-    let mut sizes = Vec::new();
-    for note in 0..=NOTES_READ {
-        let request = agent::request_body("claude-sonnet-4-5", system, tools, &messages);
-        sizes.push(tokens::count(&request.to_string()));
-        let note_text = [PARAGRAPH; 6].join("\n\n");
-        let input = json!({ "query": format!("retry {note}") });
-        messages.extend(exchange(
-            first + note,
-            "mcp__notes__search_notes",
-            input,
-            &note_text,
+/// Runs the question in place and delegated, with this harness (its
+/// servers, skills and agents, plus note-reader), and prints each request
+/// in tokens, turn by turn: the parent's in both runs and the subagent's;
+/// then the totals.
+pub async fn print_delegation(harness: &mut Harness) -> Result<(), String> {
+    if !harness
+        .host
+        .tools()
+        .iter()
+        .any(|tool| tool.qualified == SEARCH)
+    {
+        return Err(format!(
+            "--measure-agents reads notes with {SEARCH}: start chapter 5's server as \
+             notes (the default when no --server is given)"
         ));
     }
-    sizes
-}
-
-// ANCHOR: measure_agents
-/// Prints the parent's request tokens per turn for the read-heavy task,
-/// done in the main context and delegated to a subagent, then the totals.
-pub fn print_delegation() {
-    let reader = Agent {
-        name: "note-reader".into(),
-        description: "Reads the notes a question needs and answers with a short summary.".into(),
-        tools: Some(vec!["mcp__notes__search_notes".into()]),
-        disallowed: Vec::new(),
-        skills: Vec::new(),
-        model: None,
-        max_turns: None,
-        prompt: "You read notes and answer with a summary of at most five lines.".into(),
-    };
-    let system = agent::system_prompt(&[]);
-    let in_place = reading(&system, &[search_tool()], 1);
-    // Delegated: the parent asks once, gets the summary, and answers.
-    let parent_tools = [
-        search_tool(),
-        delegate::definition(std::slice::from_ref(&reader)).unwrap_or_default(),
-    ];
-    let input = json!({ "description": "Read the retry notes", "prompt": QUESTION,
-                        "subagent_type": reader.name });
-    let mut messages = vec![json!({ "role": "user", "content": QUESTION })];
-    let mut delegated = Vec::new();
-    for turn in 0..2 {
-        let request = agent::request_body("claude-sonnet-4-5", &system, &parent_tools, &messages);
-        delegated.push(tokens::count(&request.to_string()));
-        if turn == 0 {
-            messages.extend(exchange(1, delegate::AGENT, input.clone(), SUMMARY));
-        }
-    }
-    let subagent = reading(&reader.prompt, &[search_tool()], 2);
-    let note = tokens::count(&[PARAGRAPH; 6].join("\n\n"));
-    println!("A question that reads {NOTES_READ} notes (each about {note} tokens).");
+    let reader = agents::read_agent(Path::new(NOTE_READER), &[])
+        .map_err(|problem| format!("{NOTE_READER}: {problem}"))?;
+    harness.agents.retain(|agent| agent.name != reader.name);
+    harness.agents.push(reader);
+    let in_place = run_script(harness, IN_PLACE).await?;
+    let delegated = run_script(harness, DELEGATED).await?;
+    println!(
+        "In place ({}): the main context sent {} requests.",
+        IN_PLACE.0,
+        in_place.parent.len()
+    );
+    println!(
+        "Delegated ({}): the main context sent {}, the note-reader subagent {}.",
+        DELEGATED.0,
+        delegated.parent.len(),
+        delegated.subagents.len()
+    );
     println!();
-    println!("| turn | main context: parent's request | delegated: parent's request |");
-    println!("| ---: | ---: | ---: |");
-    for (turn, main) in in_place.iter().enumerate() {
-        let parent = delegated.get(turn).map_or("-".into(), usize::to_string);
-        println!("| {} | {main} | {parent} |", turn + 1);
+    println!("| turn | in place: parent | delegated: parent | delegated: subagent |");
+    println!("| ---: | ---: | ---: | ---: |");
+    let turns = in_place.parent.len().max(delegated.subagents.len());
+    for turn in 0..turns {
+        let cell = |sizes: &[usize]| sizes.get(turn).map_or("-".into(), usize::to_string);
+        let (main, parent) = (cell(&in_place.parent), cell(&delegated.parent));
+        let subagent = cell(&delegated.subagents);
+        println!("| {} | {main} | {parent} | {subagent} |", turn + 1);
     }
-    let main_total: usize = in_place.iter().sum();
-    let parent_total: usize = delegated.iter().sum();
-    let sub_total: usize = subagent.iter().sum();
+    let sum = |sizes: &[usize]| sizes.iter().sum::<usize>();
+    let (main_total, parent_total) = (sum(&in_place.parent), sum(&delegated.parent));
+    let sub_total = sum(&delegated.subagents);
     println!();
     println!(
         "Last parent request: {} tokens in place, {} delegated.",
-        in_place.last().unwrap_or(&0),
-        delegated.last().unwrap_or(&0)
+        in_place.parent.last().unwrap_or(&0),
+        delegated.parent.last().unwrap_or(&0)
     );
     println!(
-        "All requests: {main_total} tokens in place; delegated {} \
+        "All requests: {} tokens in place; delegated {} \
          (parent {parent_total} + subagent {sub_total}).",
+        main_total + sum(&in_place.subagents),
         parent_total + sub_total
     );
+    Ok(())
+}
+
+// ANCHOR: measure_agents
+/// One run of the loop with the model `script` plays, in a fresh main
+/// context; its lines are kept, and its requests' tokens read back.
+async fn run_script(
+    harness: &mut Harness,
+    (name, script): (&str, &str),
+) -> Result<Requests, String> {
+    let (mut model, prompt) = model::scripted(name, script)?;
+    model.trace = harness.model.trace;
+    harness.model = model;
+    let context = harness.main_context();
+    let mut log = Log {
+        lines: Some(Vec::new()),
+    };
+    agent::run(harness, &context, &prompt, &mut log).await?;
+    let mut requests = Requests {
+        parent: Vec::new(),
+        subagents: Vec::new(),
+    };
+    for line in log.lines.unwrap_or_default() {
+        match request_tokens(&line) {
+            Some((false, tokens)) => requests.parent.push(tokens),
+            Some((true, tokens)) => requests.subagents.push(tokens),
+            None => {}
+        }
+    }
+    Ok(requests)
+}
+
+/// The tokens of one request, from the line the loop writes for it
+/// (`turn 2: sending 3 messages, 2829 bytes: 655 tokens ...`), and whether
+/// a subagent sent it: its lines come back labelled, `  [toolu_01] turn 1`.
+fn request_tokens(line: &str) -> Option<(bool, usize)> {
+    let subagent = line.starts_with("  [");
+    let rest = if subagent {
+        line.rsplit_once("] ")?.1
+    } else {
+        line
+    };
+    let (_, count) = rest.strip_prefix("turn ")?.split_once(" bytes: ")?;
+    let tokens = count.split_once(" tokens")?.0.parse().ok()?;
+    Some((subagent, tokens))
 }
 // ANCHOR_END: measure_agents
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_the_tokens_of_each_request_line() {
+        let main = "turn 2: sending 3 messages, 2829 bytes: 655 tokens (cl100k_base), ~708 by \
+                    the 4-characters rule";
+        assert_eq!(request_tokens(main), Some((false, 655)));
+        let subagent = "  [toolu_01] turn 1: sending 1 messages, 548 bytes: 133 tokens (x)";
+        assert_eq!(request_tokens(subagent), Some((true, 133)));
+        let nested = "  [toolu_01]   [toolu_02] turn 1: sending 1 messages, 9 bytes: 4 tokens";
+        assert_eq!(request_tokens(nested), Some((true, 4)));
+        assert_eq!(request_tokens("  [toolu_01]   model: turn 1"), None);
+        assert_eq!(
+            request_tokens("  stop_reason end_turn, 0 tool call(s)"),
+            None
+        );
+    }
+}

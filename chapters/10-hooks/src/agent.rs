@@ -21,6 +21,7 @@ use crate::delegate;
 use crate::hooks::{Hooks, Outcome, Permission};
 use crate::host::Host;
 use crate::model::Model;
+use crate::resource_tool;
 use crate::skill_tools;
 use crate::skills::{self, Skill};
 use crate::tokens;
@@ -218,8 +219,9 @@ pub async fn join_all<T>(mut runs: Vec<Run<'_, T>>) -> Vec<T> {
 
 // ANCHOR: tool_definitions
 /// The catalogue as the model sees it: the qualified name, the server's
-/// description, and its inputSchema renamed to input_schema; then the two
-/// skill tools, when there are skills.
+/// description, and its inputSchema renamed to input_schema; then
+/// ReadMcpResourceTool, when a server has resources, and the two skill
+/// tools, when there are skills.
 pub fn tool_definitions(host: &Host, skills: &[Skill]) -> Vec<Value> {
     host.tools()
         .iter()
@@ -231,6 +233,7 @@ pub fn tool_definitions(host: &Host, skills: &[Skill]) -> Vec<Value> {
                 "input_schema": tool.definition["inputSchema"],
             })
         })
+        .chain(resource_tool::definition(host))
         .chain(skill_tools::definitions(skills))
         .collect()
 }
@@ -388,8 +391,8 @@ fn ask_user(reason: &str) -> bool {
 }
 // ANCHOR_END: permitted
 
-/// Runs the tool itself: Agent and the skill tools in the harness, Bash
-/// in a shell, every other tool through MCP.
+/// Runs the tool itself: Agent, the skill tools and ReadMcpResourceTool in
+/// the harness, Bash in a shell, every other tool through MCP.
 async fn dispatch(
     harness: &Harness,
     context: &Context,
@@ -411,6 +414,8 @@ async fn dispatch(
         bash::run(arguments, &harness.workdir).await
     } else if skill_tools::handles(skills, name) {
         skill_tools::run(skills, name, arguments).map(text)
+    } else if name == resource_tool::READ {
+        resource_tool::run(&harness.host, arguments).await
     } else {
         harness.host.call_tool(name, arguments.clone()).await
     }
@@ -430,8 +435,10 @@ fn finish(
         Ok(result) => (text_of(&result["content"]), result["isError"] == true),
         Err(err) => (err, true),
     };
-    // A skill's text is long: its cost in tokens says more than its lines.
-    let shown = if skill_tools::handles(&harness.skills, name) && !is_error {
+    // A skill's or a resource's text is long: its cost in tokens says more
+    // than its lines.
+    let long = skill_tools::handles(&harness.skills, name) || name == resource_tool::READ;
+    let shown = if long && !is_error {
         format!("{} tokens (cl100k_base)", tokens::count(&text))
     } else {
         text.clone()

@@ -13,12 +13,13 @@ mod bash;
 mod connection;
 mod delegate;
 mod hooks;
-// Chapter 6's host, carried forward unchanged. This loop offers the model
-// tools only, so the host's resource and prompt calls go unused here.
+// Chapter 6's host, carried forward unchanged. This loop reads resources
+// (ReadMcpResourceTool) but offers no prompts, so get_prompt goes unused.
 #[allow(dead_code)]
 mod host;
 mod measure;
 mod model;
+mod resource_tool;
 mod skill_tools;
 mod skills;
 mod tokens;
@@ -135,10 +136,6 @@ async fn main() -> ExitCode {
         measure::print_table();
         return ExitCode::SUCCESS;
     }
-    if cli.measure_agents {
-        measure::print_delegation();
-        return ExitCode::SUCCESS;
-    }
     let entries = skills::load(&cli.skill_folders);
     if cli.check_skills {
         return check_skills(&entries);
@@ -186,7 +183,9 @@ async fn main() -> ExitCode {
         let catalogue = tokens::count(&skills::catalogue(&skills));
         println!("catalogue: {catalogue} tokens (cl100k_base)");
     }
-    println!("user: {}", cli.prompt);
+    if !cli.measure_agents {
+        println!("user: {}", cli.prompt);
+    }
     let _ = tokenizer.await; // Ready before the first turn counts tokens.
     let session = match Session::open(cli.workdir.as_deref(), &cli.session_id, cli.demo) {
         Ok(session) => session,
@@ -227,9 +226,14 @@ async fn main() -> ExitCode {
     };
     let mut log = Log { lines: None };
     let outcome = match session_start(&mut harness, &mut log).await {
+        Ok(()) if cli.measure_agents => {
+            measure::print_delegation(&mut harness).await.map(|()| None)
+        }
         Ok(()) => {
             let main_context = harness.main_context();
-            agent::run(&harness, &main_context, &cli.prompt, &mut log).await
+            agent::run(&harness, &main_context, &cli.prompt, &mut log)
+                .await
+                .map(Some)
         }
         Err(err) => Err(err),
     };
@@ -249,7 +253,9 @@ async fn main() -> ExitCode {
     session.close();
     match outcome {
         Ok(answer) => {
-            println!("answer: {answer}");
+            if let Some(answer) = answer {
+                println!("answer: {answer}");
+            }
             ExitCode::SUCCESS
         }
         Err(err) => {
@@ -542,6 +548,10 @@ fn parse_args(args: &[String]) -> Result<Cli, String> {
     if demo {
         settings = Some(PathBuf::from(DEFAULT_SETTINGS));
     }
+    if servers.is_empty() && measure_agents {
+        let notes = ["--notes-dir", measure::NOTES];
+        servers.push(chapter_server("notes", "ch05-prompts-solution", &notes));
+    }
     let session_id = session_id.unwrap_or_else(|| format!("session-{}", std::process::id()));
     Ok(Cli {
         servers,
@@ -565,6 +575,26 @@ fn parse_args(args: &[String]) -> Result<Cli, String> {
         session_id,
         demo,
     })
+}
+
+/// A chapter's server (`package`, with `args`) as the MCP server `name`,
+/// started through cargo from this workspace: cargo builds it if needed,
+/// and the path works wherever the workspace lives. `--config` brings the
+/// workspace's cargo settings along (in an offline room, its vendored
+/// crates) whatever folder the program is started from.
+fn chapter_server(name: &str, package: &str, args: &[&str]) -> ServerConfig {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
+    let manifest = concat!(env!("CARGO_MANIFEST_DIR"), "/../../Cargo.toml");
+    let config = concat!(env!("CARGO_MANIFEST_DIR"), "/../../.cargo/config.toml");
+    ServerConfig {
+        name: name.to_string(),
+        command: [&cargo, "run", "--quiet", "--manifest-path", manifest]
+            .into_iter()
+            .chain(["--config", config, "--package", package, "--"])
+            .chain(args.iter().copied())
+            .map(str::to_string)
+            .collect(),
+    }
 }
 
 /// A number from the command line; one that does not fit is an error, never

@@ -4,20 +4,22 @@
 //! returns only its final text.
 //!
 //! `agents.rs` reads and validates agent files; `delegate.rs` is the
-//! `Agent` tool and the subagent's context; `measure.rs` prints what a
-//! delegation saves the parent's context. The rest is chapter 8's, with
-//! small hooks: a context per conversation, and tool calls run at once.
+//! `Agent` tool and the subagent's context; `resource_tool.rs` lets the
+//! model read an MCP resource; `measure.rs` runs a question twice to show
+//! what a delegation saves the parent's context. The rest is chapter 8's,
+//! with small hooks: a context per conversation, and tool calls run at once.
 
 mod agent;
 mod agents;
 mod connection;
 mod delegate;
-// Chapter 6's host, carried forward unchanged. This loop offers the model
-// tools only, so the host's resource and prompt calls go unused here.
+// Chapter 6's host, carried forward unchanged. This loop reads resources
+// (ReadMcpResourceTool) but offers no prompts, so get_prompt goes unused.
 #[allow(dead_code)]
 mod host;
 mod measure;
 mod model;
+mod resource_tool;
 mod skill_tools;
 mod skills;
 mod tokens;
@@ -47,9 +49,10 @@ no network.
 
 Options:
   --server NAME=COMMAND   start COMMAND as the MCP server NAME (repeatable;
-                          default: chapter 3's server as `add`)
+                          default: chapter 3's server as `add`; with
+                          --measure-agents, chapter 5's over notes/ as `notes`)
   --script PATH           a scripted model: replies from a JSON file
-                          (default: scripts/skills.json, built in)
+                          (default: scripts/subagents.json, built in)
   --model NAME            a real model over HTTP instead (also WIRE_MODEL)
   --max-turns N           give up after N model turns (default 10)
   --timeout-ms N          how long to wait for an MCP reply (default 30000)
@@ -67,8 +70,8 @@ Options:
   --max-depth N           levels of subagents below the main conversation
                           (default 1: subagents get no Agent tool; 0: none)
   --max-concurrent N      subagents of one reply that run at once (default 4)
-  --measure-agents        print the parent's context per turn for a
-                          read-heavy task, done in place and delegated
+  --measure-agents        run a question that reads five notes twice, in place
+                          and delegated, and print the parent's context per turn
 
 Environment for --model:
   ANTHROPIC_API_KEY       the key (required; any value for a local model)
@@ -115,10 +118,6 @@ async fn main() -> ExitCode {
     };
     if cli.measure_skills {
         measure::print_table();
-        return ExitCode::SUCCESS;
-    }
-    if cli.measure_agents {
-        measure::print_delegation();
         return ExitCode::SUCCESS;
     }
     let entries = skills::load(&cli.skill_folders);
@@ -168,9 +167,11 @@ async fn main() -> ExitCode {
         let catalogue = tokens::count(&skills::catalogue(&skills));
         println!("catalogue: {catalogue} tokens (cl100k_base)");
     }
-    println!("user: {}", cli.prompt);
+    if !cli.measure_agents {
+        println!("user: {}", cli.prompt);
+    }
     let _ = tokenizer.await; // Ready before the first turn counts tokens.
-    let harness = Harness {
+    let mut harness = Harness {
         host,
         skills,
         agents,
@@ -179,15 +180,17 @@ async fn main() -> ExitCode {
         max_depth: cli.max_depth,
         max_concurrent: cli.max_concurrent,
     };
-    let main_context = harness.main_context();
-    let mut log = Log { lines: None };
-    let outcome = agent::run(&harness, &main_context, &cli.prompt, &mut log).await;
+    let outcome = if cli.measure_agents {
+        measure::print_delegation(&mut harness).await
+    } else {
+        let main_context = harness.main_context();
+        let mut log = Log { lines: None };
+        let outcome = agent::run(&harness, &main_context, &cli.prompt, &mut log).await;
+        outcome.map(|answer| println!("answer: {answer}"))
+    };
     harness.host.shutdown().await;
     match outcome {
-        Ok(answer) => {
-            println!("answer: {answer}");
-            ExitCode::SUCCESS
-        }
+        Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
             eprintln!("{PROGRAM}: {err}");
             ExitCode::FAILURE
@@ -355,8 +358,12 @@ fn parse_args(args: &[String]) -> Result<Cli, String> {
     if agent_folders.is_empty() {
         agent_folders.push(PathBuf::from(DEFAULT_AGENTS));
     }
+    if servers.is_empty() && measure_agents {
+        let notes = ["--notes-dir", measure::NOTES];
+        servers.push(chapter_server("notes", "ch05-prompts-solution", &notes));
+    }
     if servers.is_empty() {
-        servers.push(chapter_three_server());
+        servers.push(chapter_server("add", "ch03-add-tool-solution", &[]));
     }
     Ok(Cli {
         servers,
@@ -388,19 +395,21 @@ fn number<T: std::str::FromStr<Err = std::num::ParseIntError>>(
         .map_err(|err| format!("{option} {text:?}: {err}"))
 }
 
-/// Chapter 3's server, started through cargo from this workspace: cargo
-/// builds it if needed, and the path works wherever the workspace lives.
-/// `--config` brings the workspace's cargo settings along (in an offline
-/// room, its vendored crates) whatever folder the demo is started from.
-fn chapter_three_server() -> ServerConfig {
+/// A chapter's server (`package`, with `args`) as the MCP server `name`,
+/// started through cargo from this workspace: cargo builds it if needed,
+/// and the path works wherever the workspace lives. `--config` brings the
+/// workspace's cargo settings along (in an offline room, its vendored
+/// crates) whatever folder the demo is started from.
+fn chapter_server(name: &str, package: &str, args: &[&str]) -> ServerConfig {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
     let manifest = concat!(env!("CARGO_MANIFEST_DIR"), "/../../Cargo.toml");
     let config = concat!(env!("CARGO_MANIFEST_DIR"), "/../../.cargo/config.toml");
     ServerConfig {
-        name: "add".to_string(),
+        name: name.to_string(),
         command: [&cargo, "run", "--quiet", "--manifest-path", manifest]
             .into_iter()
-            .chain(["--config", config, "--package", "ch03-add-tool-solution"])
+            .chain(["--config", config, "--package", package, "--"])
+            .chain(args.iter().copied())
             .map(str::to_string)
             .collect(),
     }
