@@ -336,7 +336,11 @@ async fn run_tool(harness: &Harness, context: &Context, call: &Value, slots: &Se
     let mut stop = None;
     // PostToolUse is for a call that succeeded; an MCP result marked
     // isError is a failure (Claude Code's PostToolUseFailure, not fired here).
-    if let Some(result) = outcome.as_ref().ok().filter(|result| result["isError"] != true) {
+    if let Some(result) = outcome
+        .as_ref()
+        .ok()
+        .filter(|result| result["isError"] != true)
+    {
         input.insert("tool_input".into(), arguments.clone());
         input.insert("hook_event_name".into(), json!("PostToolUse"));
         // Bash answers with Claude Code's fields; any other tool with its
@@ -404,7 +408,8 @@ fn ask_user(call: &str, reason: &str) -> Result<(), &'static str> {
     if !std::io::stdin().is_terminal() {
         return Err("there was no terminal to ask on");
     }
-    let question = format!("{PROGRAM}: a hook asks: {reason}\n  {call}\nRun this tool call? [y/N] ");
+    let question =
+        format!("{PROGRAM}: a hook asks: {reason}\n  {call}\nRun this tool call? [y/N] ");
     match std::fs::OpenOptions::new().write(true).open("/dev/tty") {
         Ok(mut terminal) => {
             let _ = terminal.write_all(question.as_bytes());
@@ -567,7 +572,11 @@ async fn stop_refused(
     }
     let reminders = outcome.context.iter().map(|text| reminder(text));
     let texts = outcome.block.into_iter().chain(reminders);
-    Ok(Some(texts.map(|text| json!({ "type": "text", "text": text })).collect()))
+    Ok(Some(
+        texts
+            .map(|text| json!({ "type": "text", "text": text }))
+            .collect(),
+    ))
 }
 // ANCHOR_END: stop_refused
 
