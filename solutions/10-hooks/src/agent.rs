@@ -304,7 +304,9 @@ async fn run_tool(harness: &Harness, context: &Context, call: &Value, slots: &Se
         .await;
     lines.extend(said);
     if let Some(reason) = before.stop {
-        let text = format!("a PreToolUse hook stopped the run: {reason}");
+        // `continue: false` beats any decision; its stopReason is for the
+        // user (the run's last line), not the model.
+        let text = "a PreToolUse hook stopped the run".to_string();
         return finish(
             harness,
             call,
