@@ -181,9 +181,11 @@ impl Hooks {
 
     // ANCHOR: fire
     /// Runs every handler of `event` whose matcher matches `target` (a tool
-    /// name, or SessionStart's source; events without matchers pass
-    /// `None`), all at the same time, identical ones once. Returns what
-    /// they decided, and one line per hook for the user.
+    /// name, SessionStart's source, SubagentStop's agent type; events
+    /// without matchers pass `None`), all at the same time. Two groups that
+    /// name the same command run it once (Claude Code dedupes command hooks
+    /// by their command string). Returns what they decided, and one line
+    /// per hook for the user.
     pub async fn fire(
         &self,
         event: &str,
@@ -195,7 +197,7 @@ impl Hooks {
             for group in groups.iter().filter(|_| name == event) {
                 if target.is_none_or(|target| matches(&group.matcher, target)) {
                     for handler in &group.handlers {
-                        if !handlers.contains(&handler) {
+                        if !handlers.iter().any(|seen| seen.command == handler.command) {
                             handlers.push(handler);
                         }
                     }
