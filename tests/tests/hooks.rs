@@ -294,3 +294,120 @@ fn the_allowlist_hook_blocks_the_spellings_the_rm_hook_misses() {
         .code(2)
         .stderr("Blocked: no lists, pipes, substitutions or redirections\n");
 }
+
+/// util-linux's `script`, which runs a command on a pseudo-terminal of its
+/// own: what a user at a terminal would see comes out of its stdout, and
+/// what it reads on stdin is typed on that terminal. `None` where it is
+/// missing (macOS has a BSD `script` with other flags); CI installs it.
+fn pseudo_terminal() -> Option<Command> {
+    let version = std::process::Command::new("script")
+        .arg("--version")
+        .output()
+        .ok()?;
+    String::from_utf8_lossy(&version.stdout)
+        .contains("util-linux")
+        .then(|| Command::new("script"))
+}
+
+/// What an `ask` looks like from a terminal: the harness runs under a
+/// pseudo-terminal, its stdout sent to a file as a program reading it would
+/// get it, and `typed` is the user's answer. The hook asks about `rm
+/// notes.md`. Returns what the terminal showed, what stdout got, and
+/// whether notes.md is still there.
+fn ask_on_a_terminal(name: &str, typed: &str) -> Option<(String, String, bool)> {
+    let Some(mut script) = pseudo_terminal() else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI runs this test: install util-linux's script (Debian, Ubuntu: bsdutils)"
+        );
+        eprintln!("skipped: no util-linux `script` to make a pseudo-terminal with");
+        return None;
+    };
+    let chapter = Chapter::find("10").expect("chapter 10 exists");
+    let binary = target::build(&chapter.solution_package()).unwrap_or_else(|err| panic!("{err}"));
+    let dir = scratch(name);
+    let work = dir.join("work");
+    std::fs::create_dir_all(&work).unwrap();
+    std::fs::write(work.join("notes.md"), "keep me\n").unwrap();
+    let stdout = dir.join("stdout.txt");
+    let quote = |path: &Path| format!("'{}'", path.display().to_string().replace('\'', r"'\''"));
+    let hooks = course::root().join("tests/fixtures/hooks");
+    let command = format!(
+        "{} --settings {} --workdir {} --session-id s1 --skills {} --agents {} --script {} > {}",
+        quote(&binary),
+        quote(&hooks.join("settings/ask_without_terminal.json")),
+        quote(&work),
+        quote(&hooks.join("none")),
+        quote(&hooks.join("agents")),
+        quote(&hooks.join("scripts/ask_without_terminal.json")),
+        quote(&stdout),
+    );
+    let terminal = script
+        .args(["--quiet", "--return", "--command", &command, "/dev/null"])
+        .current_dir(course::root())
+        .env("WIRE_HOOKS", &hooks)
+        .env("WIRE_HOOK_LOG", dir.join("hooks.log"))
+        .write_stdin(typed)
+        .timeout(LIMIT)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let terminal = String::from_utf8_lossy(&terminal).replace("\r\n", "\n");
+    let stdout = std::fs::read_to_string(&stdout).unwrap();
+    // The hook ran once, whatever the answer.
+    let log = std::fs::read_to_string(dir.join("hooks.log")).unwrap();
+    assert_eq!(log.matches("~> ").count(), 1, "{log}");
+    Some((terminal, stdout, work.join("notes.md").exists()))
+}
+
+const QUESTION: &str = "ch10-hooks: a hook asks: rm needs a human\n  \
+                        Bash {\"command\":\"rm notes.md\"}\nRun this tool call? [y/N] ";
+
+#[test]
+fn ask_on_a_terminal_runs_the_call_when_the_user_says_yes() {
+    let Some((terminal, stdout, kept)) = ask_on_a_terminal("ask-yes", "y\n") else {
+        return;
+    };
+    assert!(
+        terminal.contains(QUESTION),
+        "the terminal showed:\n{terminal}"
+    );
+    assert!(
+        !stdout.contains("a hook asks"),
+        "the question went to stdout:\n{stdout}"
+    );
+    assert!(
+        stdout.contains("\n  the user allowed the call\n"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("\n  tool Bash {\"command\":\"rm notes.md\"} -> exit status 0\n"),
+        "{stdout}"
+    );
+    assert!(!kept, "the call ran: notes.md is gone");
+}
+
+#[test]
+fn ask_on_a_terminal_denies_the_call_when_the_user_says_no() {
+    let Some((terminal, stdout, kept)) = ask_on_a_terminal("ask-no", "n\n") else {
+        return;
+    };
+    assert!(
+        terminal.contains(QUESTION),
+        "the terminal showed:\n{terminal}"
+    );
+    assert!(
+        !stdout.contains("a hook asks"),
+        "the question went to stdout:\n{stdout}"
+    );
+    assert!(
+        stdout.contains(
+            "\n  error Bash {\"command\":\"rm notes.md\"} -> a PreToolUse hook asked the user to \
+             approve this call, and the user said no: it did not run\n"
+        ),
+        "{stdout}"
+    );
+    assert!(kept, "the call did not run: notes.md is still there");
+}

@@ -140,12 +140,13 @@ pub async fn run(
         );
         if calls.is_empty() {
             let answer = text_of(&reply["content"]);
-            // A Stop hook may refuse the end: its reason goes back to the
-            // model as the next user message, and the loop goes on.
+            // A Stop hook may refuse the end: its reason (or its context)
+            // goes back to the model as the next user message, and the
+            // loop goes on.
             match stop_refused(harness, context, &answer, refusals > 0, log).await? {
-                Some(reason) if refusals < MAX_STOP_REFUSALS => {
+                Some(content) if refusals < MAX_STOP_REFUSALS => {
                     refusals += 1;
-                    let message = json!({ "role": "user", "content": reason });
+                    let message = json!({ "role": "user", "content": content });
                     remember(context, &mut messages, message);
                     continue;
                 }
@@ -306,7 +307,9 @@ async fn run_tool(harness: &Harness, context: &Context, call: &Value, slots: &Se
         .await;
     lines.extend(said);
     if let Some(reason) = before.stop {
-        let text = format!("a PreToolUse hook stopped the run: {reason}");
+        // `continue: false` beats any decision; its stopReason is for the
+        // user (the run's last line), not the model.
+        let text = "a PreToolUse hook stopped the run".to_string();
         return finish(
             harness,
             call,
@@ -317,7 +320,8 @@ async fn run_tool(harness: &Harness, context: &Context, call: &Value, slots: &Se
             Some(reason),
         );
     }
-    if let Err(reason) = permitted(&before, &mut lines) {
+    let call_line = format!("{name} {}", call["input"]);
+    if let Err(reason) = permitted(&before, &call_line, &mut lines) {
         return finish(
             harness,
             call,
@@ -335,7 +339,13 @@ async fn run_tool(harness: &Harness, context: &Context, call: &Value, slots: &Se
     let outcome = dispatch(harness, context, call, name, &arguments, slots, &mut lines).await;
     let mut extra = before.context;
     let mut stop = None;
-    if let Ok(result) = &outcome {
+    // PostToolUse is for a call that succeeded; an MCP result marked
+    // isError is a failure (Claude Code's PostToolUseFailure, not fired here).
+    if let Some(result) = outcome
+        .as_ref()
+        .ok()
+        .filter(|result| result["isError"] != true)
+    {
         input.insert("tool_input".into(), arguments.clone());
         input.insert("hook_event_name".into(), json!("PostToolUse"));
         // Bash answers with Claude Code's fields; any other tool with its
@@ -353,9 +363,8 @@ async fn run_tool(harness: &Harness, context: &Context, call: &Value, slots: &Se
     let outcome = outcome.map(|mut result| {
         // What hooks add reaches the model beside the tool's own output.
         for text in extra {
-            let reminder = format!("<system-reminder>{text}</system-reminder>");
             if let Some(content) = result["content"].as_array_mut() {
-                content.push(json!({ "type": "text", "text": reminder }));
+                content.push(json!({ "type": "text", "text": reminder(&text) }));
             }
         }
         result
@@ -366,12 +375,14 @@ async fn run_tool(harness: &Harness, context: &Context, call: &Value, slots: &Se
 
 // ANCHOR: permitted
 /// What the PreToolUse hooks allow: exit 2 or `deny` blocks with the
-/// reason the model will read; `ask` asks the user when there is a
-/// terminal, and is a no when there is none.
-fn permitted(before: &Outcome, lines: &mut Vec<String>) -> Result<(), String> {
+/// reason the model will read; `ask` asks the user about `call` when there
+/// is a terminal, and is a no when there is none. An `ask`'s reason is for
+/// the user, not the model (Claude Code's rule).
+fn permitted(before: &Outcome, call: &str, lines: &mut Vec<String>) -> Result<(), String> {
     // GAP(ch10/permitted): a block (exit 2) or a `deny` is an Err with the
-    // reason; `ask` is Ok only when ask_user says yes; anything else is Ok.
-    // starter: let _ = (before, lines, ask_user);
+    // reason; `ask` is Ok only when ask_user says yes, else an Err with why
+    // not; anything else is Ok.
+    // starter: let _ = (before, call, lines, ask_user);
     // starter: Ok(())
     if let Some(reason) = &before.block {
         return Err(format!("a PreToolUse hook blocked this call: {reason}"));
@@ -380,34 +391,43 @@ fn permitted(before: &Outcome, lines: &mut Vec<String>) -> Result<(), String> {
         Some((Permission::Deny, reason)) => {
             Err(format!("a PreToolUse hook denied this call: {reason}"))
         }
-        Some((Permission::Ask, reason)) => {
-            if ask_user(reason) {
+        Some((Permission::Ask, reason)) => match ask_user(call, reason) {
+            Ok(()) => {
                 lines.push("  the user allowed the call".into());
                 Ok(())
-            } else {
-                Err(format!(
-                    "a PreToolUse hook asked for the user's approval ({reason}) and it was \
-                     not given (no terminal to ask on, or the user said no)"
-                ))
             }
-        }
+            Err(why) => Err(format!(
+                "a PreToolUse hook asked the user to approve this call, and {why}: it did not run"
+            )),
+        },
         _ => Ok(()),
     }
     // END(ch10/permitted)
 }
 
-/// Asks on the terminal; no terminal is a no.
-fn ask_user(reason: &str) -> bool {
+/// Asks on the terminal, and says why not when the answer is no. The
+/// question goes to the terminal itself (/dev/tty), never to stdout, which
+/// may be a pipe read by a program; with no terminal, nobody can say yes.
+fn ask_user(call: &str, reason: &str) -> Result<(), &'static str> {
     use std::io::IsTerminal;
     if !std::io::stdin().is_terminal() {
-        return false;
+        return Err("there was no terminal to ask on");
     }
-    eprint!(
-        "{}: a hook asks: {reason}. Run this tool call? [y/N] ",
-        crate::PROGRAM
-    );
+    let question =
+        format!("{PROGRAM}: a hook asks: {reason}\n  {call}\nRun this tool call? [y/N] ");
+    match std::fs::OpenOptions::new().write(true).open("/dev/tty") {
+        Ok(mut terminal) => {
+            let _ = terminal.write_all(question.as_bytes());
+        }
+        Err(_) => eprint!("{question}"),
+    }
     let mut answer = String::new();
-    std::io::stdin().read_line(&mut answer).is_ok() && answer.trim().eq_ignore_ascii_case("y")
+    let read = std::io::stdin().read_line(&mut answer);
+    if read.is_ok() && answer.trim().eq_ignore_ascii_case("y") {
+        Ok(())
+    } else {
+        Err("the user said no")
+    }
 }
 // ANCHOR_END: permitted
 
@@ -519,24 +539,26 @@ async fn submit_prompt(harness: &Harness, prompt: &str, log: &mut Log) -> Result
     }
     let mut content = vec![json!({ "type": "text", "text": prompt })];
     for text in context {
-        let reminder = format!("<system-reminder>{text}</system-reminder>");
-        content.push(json!({ "type": "text", "text": reminder }));
+        content.push(json!({ "type": "text", "text": reminder(&text) }));
     }
     Ok(json!({ "role": "user", "content": content }))
 }
 // ANCHOR_END: submit_prompt
 
 // ANCHOR: stop_refused
-/// Fires Stop (SubagentStop in a subagent) at a final answer. Returns the
-/// reason when a hook refuses the end; `stop_hook_active` tells the hooks
-/// that the run goes on because of an earlier refusal.
+/// Fires Stop (SubagentStop in a subagent, matched on its agent type) at a
+/// final answer. Returns the next user message's content when a hook
+/// refuses the end: a block's reason, and any `additionalContext` as a
+/// system reminder (non-error feedback that also keeps the run going).
+/// `stop_hook_active` tells the hooks the run goes on because of an
+/// earlier refusal.
 async fn stop_refused(
     harness: &Harness,
     context: &Context,
     answer: &str,
     active: bool,
     log: &mut Log,
-) -> Result<Option<String>, String> {
+) -> Result<Option<Value>, String> {
     let event = if context.agent_type.is_some() {
         "SubagentStop"
     } else {
@@ -548,14 +570,29 @@ async fn stop_refused(
     if context.agent_type.is_some() {
         input.insert("agent_transcript_path".into(), json!(context.transcript));
     }
-    let (outcome, said) = harness.hooks.fire(event, None, input).await;
+    let target = context.agent_type.as_deref();
+    let (outcome, said) = harness.hooks.fire(event, target, input).await;
     said.into_iter().for_each(|line| log.say(line));
     if let Some(reason) = outcome.stop {
         return Err(format!("a {event} hook stopped the run: {reason}"));
     }
-    Ok(outcome.block)
+    if outcome.context.is_empty() {
+        return Ok(outcome.block.map(Value::String));
+    }
+    let reminders = outcome.context.iter().map(|text| reminder(text));
+    let texts = outcome.block.into_iter().chain(reminders);
+    Ok(Some(
+        texts
+            .map(|text| json!({ "type": "text", "text": text }))
+            .collect(),
+    ))
 }
 // ANCHOR_END: stop_refused
+
+/// What a hook adds for the model, marked as the harness's, not the user's.
+fn reminder(text: &str) -> String {
+    format!("<system-reminder>{text}</system-reminder>")
+}
 
 /// Adds a message to the conversation and to its transcript file (JSON
 /// lines), which hooks may read at `transcript_path`.

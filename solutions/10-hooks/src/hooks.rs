@@ -200,9 +200,11 @@ impl Hooks {
 
     // ANCHOR: fire
     /// Runs every handler of `event` whose matcher matches `target` (a tool
-    /// name, or SessionStart's source; events without matchers pass
-    /// `None`), all at the same time, identical ones once. Returns what
-    /// they decided, and one line per hook for the user.
+    /// name, SessionStart's source, SubagentStop's agent type; events
+    /// without matchers pass `None`), all at the same time. Two groups that
+    /// name the same command run it once (Claude Code dedupes command hooks
+    /// by their command string). Returns what they decided, and one line
+    /// per hook for the user.
     pub async fn fire(
         &self,
         event: &str,
@@ -214,7 +216,7 @@ impl Hooks {
             for group in groups.iter().filter(|_| name == event) {
                 if target.is_none_or(|target| matches(&group.matcher, target)) {
                     for handler in &group.handlers {
-                        if !handlers.contains(&handler) {
+                        if !handlers.iter().any(|seen| seen.command == handler.command) {
                             handlers.push(handler);
                         }
                     }
@@ -282,9 +284,10 @@ enum Ran {
 
 // ANCHOR: apply
 /// Folds one hook's result into the event's outcome, and says in one line
-/// what it did. Exit 0: JSON on stdout when it starts with `{`, else plain
-/// text (context for the prompt and session events). Exit 2: block, with
-/// stderr as the reason. Anything else: an error that blocks nothing.
+/// what it did. Exit 0: JSON on stdout when it starts with `{` and parses,
+/// else plain text (context for the prompt and session events). Exit 2:
+/// block, with stderr as the reason. Anything else: an error that blocks
+/// nothing.
 fn apply(event: &str, ran: Ran, outcome: &mut Outcome) -> String {
     let (code, stdout, stderr) = match ran {
         Ran::CannotStart(err) => return format!("cannot start: {err}; no decision"),
@@ -314,19 +317,21 @@ fn apply(event: &str, ran: Ran, outcome: &mut Outcome) -> String {
             format!("exit 2: {reason}")
         }
         (_, Some(Ok(Value::Object(output)))) => read_json(event, &output, outcome),
-        (0, Some(_)) => format!(
-            "exit 0, stdout is not a JSON object; ignored: {}",
-            first_line(&stdout)
-        ),
-        (0, None) => {
+        // Plain text, a `{` that does not parse included: context here only.
+        (0, _) if matches!(event, "UserPromptSubmit" | "SessionStart") => {
             let text = stdout.trim();
-            if !text.is_empty() && matches!(event, "UserPromptSubmit" | "SessionStart") {
+            if !text.is_empty() {
                 outcome.context.push(text.to_string());
                 format!("exit 0, context: {text}")
             } else {
                 "exit 0".into()
             }
         }
+        (0, Some(_)) => format!(
+            "exit 0, stdout is not a JSON object; ignored: {}",
+            first_line(&stdout)
+        ),
+        (0, None) => "exit 0".into(),
         // The shell's own codes for a command it could not run.
         (126, _) => "exit 126: the command is not executable; no decision".into(),
         (127, _) => "exit 127: the command was not found; no decision".into(),
