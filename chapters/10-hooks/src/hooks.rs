@@ -369,7 +369,10 @@ fn read_json(event: &str, output: &Map<String, Value>, outcome: &mut Outcome) ->
         }
     } else if text("decision") == "block" {
         let reason = text("reason").to_string();
-        said.push(format!("block: {reason}"));
+        said.push(match reason.is_empty() {
+            true => "block, with no reason".to_string(),
+            false => format!("block: {reason}"),
+        });
         if event == "PostToolUse" {
             outcome.context.push(reason);
         } else {

@@ -576,11 +576,17 @@ async fn stop_refused(
     if let Some(reason) = outcome.stop {
         return Err(format!("a {event} hook stopped the run: {reason}"));
     }
+    // The reason is the model's next message, and the API refuses an empty
+    // one: a hook that blocks without a reason still says that it did.
+    let block = outcome.block.map(|reason| match reason.is_empty() {
+        true => format!("A {event} hook refused the end without giving a reason."),
+        false => reason,
+    });
     if outcome.context.is_empty() {
-        return Ok(outcome.block.map(Value::String));
+        return Ok(block.map(Value::String));
     }
     let reminders = outcome.context.iter().map(|text| reminder(text));
-    let texts = outcome.block.into_iter().chain(reminders);
+    let texts = block.into_iter().chain(reminders);
     Ok(Some(
         texts
             .map(|text| json!({ "type": "text", "text": text }))
