@@ -1,6 +1,7 @@
 //! `cargo xtask bench`: how fast are the chapter servers?
 //!
-//! For each server chapter (each chapter whose tour opens with `initialize`),
+//! For each server chapter (each chapter whose tour opens with `initialize`,
+//! or with 2026-07-28's `server/discover`),
 //! the benchmark builds the reference solution in release mode and drives the binary over real pipes, exactly
 //! as an MCP client would. It measures four things:
 //!
@@ -44,7 +45,9 @@ const USAGE: &str = "\
 Usage: cargo xtask bench [NN ...] [--runs N] [--json PATH]
 
 Benchmarks the chapters that build an MCP server (their tour opens with
-`initialize`): all of them, unless chapter numbers are given. Every run
+`initialize` or `server/discover`): all of them, unless chapter numbers are
+given. A chapter that speaks 2026-07-28 also gets a `tools/call add` row in
+that revision, `_meta` on every request. Every run
 also measures a plain serde_json server (tests/src/bin/plain_server.rs) and
 shows each `tools/call add` row's pipelined throughput as a ratio to it.
 
@@ -87,14 +90,17 @@ const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialize
 
 // ANCHOR: requests
 /// A request the benchmark knows how to time. A chapter gets every row whose
-/// capability its `initialize` reply announces; the row without a capability
-/// (`ping`) is the fallback for a server that announces none of them.
+/// capability its `initialize` reply announces (the 2026-07-28 row only if
+/// its tour speaks that revision); the row without a capability (`ping`) is
+/// the fallback for a server that announces none of them.
 /// To benchmark a new method, add a row.
 struct RequestKind {
     /// The label in the table.
     label: &'static str,
     /// The server capability this row needs; `None` for the fallback.
     capability: Option<&'static str>,
+    /// Sent in revision 2026-07-28: only to a server whose tour speaks it.
+    modern: bool,
     /// The method and params to send; may ask the server first.
     prepare: fn(&mut Server) -> Result<(&'static str, Value), String>,
     /// Is this reply's `result` the right answer?
@@ -105,6 +111,7 @@ const REQUESTS: &[RequestKind] = &[
     RequestKind {
         label: "tools/call add",
         capability: Some("tools"),
+        modern: false,
         prepare: |_| {
             Ok((
                 "tools/call",
@@ -116,8 +123,32 @@ const REQUESTS: &[RequestKind] = &[
         },
     },
     RequestKind {
+        label: "tools/call add, 2026-07-28",
+        capability: Some("tools"),
+        modern: true,
+        // The same call with what this revision puts on every request: the
+        // server checks it each time, and dresses each result.
+        prepare: |_| {
+            let meta = json!({
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {},
+            });
+            let arguments = json!({"a": 2, "b": 3});
+            Ok((
+                "tools/call",
+                json!({"_meta": meta, "name": "add", "arguments": arguments}),
+            ))
+        },
+        check: |result| {
+            result["resultType"] == "complete"
+                && result["isError"] != true
+                && result["structuredContent"]["sum"].as_f64() == Some(5.0)
+        },
+    },
+    RequestKind {
         label: "resources/read",
         capability: Some("resources"),
+        modern: false,
         // Read the first resource the server lists, whatever its URI.
         prepare: |server| {
             let list = server.request("resources/list", json!({}))?;
@@ -131,15 +162,17 @@ const REQUESTS: &[RequestKind] = &[
     RequestKind {
         label: "ping",
         capability: None,
+        modern: false,
         prepare: |_| Ok(("ping", json!({}))),
         check: |result| result.as_object().is_some_and(|o| o.is_empty()),
     },
 ];
 
-fn requests_for(capabilities: &Value) -> Vec<&'static RequestKind> {
+fn requests_for(capabilities: &Value, modern: bool) -> Vec<&'static RequestKind> {
     let announced = |kind: &&RequestKind| {
         kind.capability
             .is_some_and(|c| capabilities.get(c).is_some())
+            && (modern || !kind.modern)
     };
     let rows: Vec<_> = REQUESTS.iter().filter(announced).collect();
     if rows.is_empty() {
@@ -192,9 +225,16 @@ fn bench(args: &[String]) -> Result<(), String> {
 
     let watchdog = Watchdog::start();
     // The baseline first: every ratio in the table is to this run's numbers.
-    let mut rows = bench_server(PLAIN_LABEL, &plain, options.runs, &watchdog)?;
+    let mut rows = bench_server(PLAIN_LABEL, &plain, false, options.runs, &watchdog)?;
     for (chapter, exe) in chapters.iter().zip(&binaries) {
-        rows.extend(bench_server(&chapter.dir, exe, options.runs, &watchdog)?);
+        let modern = first_method(chapter).as_deref() == Some("server/discover");
+        rows.extend(bench_server(
+            &chapter.dir,
+            exe,
+            modern,
+            options.runs,
+            &watchdog,
+        )?);
     }
     // And once more at the end, keeping the faster of its two pipelined runs:
     // a busy moment during one run must not flatter the chapters.
@@ -208,7 +248,7 @@ fn bench(args: &[String]) -> Result<(), String> {
     let plain_frames_per_s = baseline.frames_per_s;
     for row in rows
         .iter_mut()
-        .filter(|row| row.request == REQUESTS[0].label)
+        .filter(|row| row.request.starts_with(REQUESTS[0].label))
     {
         row.vs_plain = Some(row.frames_per_s / plain_frames_per_s);
     }
@@ -227,6 +267,7 @@ fn bench(args: &[String]) -> Result<(), String> {
 fn bench_server(
     name: &str,
     exe: &Path,
+    modern: bool,
     runs: usize,
     watchdog: &Watchdog,
 ) -> Result<Vec<Row>, String> {
@@ -235,7 +276,7 @@ fn bench_server(
     let cold_median = percentile(&cold, 50.0) as f64 / 1e6;
     let cold_min = cold[0] as f64 / 1e6;
     let mut rows = Vec::new();
-    for kind in requests_for(&capabilities) {
+    for kind in requests_for(&capabilities, modern) {
         eprintln!("bench: {name}: {}", kind.label);
         let (round_trips, frames_per_s, peak_mib) = measure(exe, kind, watchdog)
             .map_err(|err| format!("{name} ({}): {err}", kind.label))?;
@@ -332,17 +373,25 @@ fn server_chapters(wanted: &[String]) -> Result<Vec<Chapter>, String> {
 }
 
 /// A chapter builds an MCP server when its tour is played against a server
-/// (not a host) and opens with `initialize`: chapter 01 echoes lines but
-/// speaks no MCP, and Part II builds hosts.
+/// (not a host) and opens with `initialize`, or with `server/discover` (a
+/// 2026-07-28 server, which takes the handshake too): chapter 01 echoes lines
+/// but speaks no MCP, and Part II builds hosts.
 fn is_server(chapter: &Chapter) -> bool {
-    let Ok(tour) = Transcript::load(&chapter.transcript_path("tour")) else {
-        return false;
-    };
-    let first = tour.frames_in(Direction::ClientToServer).next();
-    tour.runner == "server"
-        && first
-            .and_then(|frame| serde_json::from_slice::<Value>(&frame.bytes).ok())
-            .is_some_and(|request| request["method"] == "initialize")
+    matches!(
+        first_method(chapter).as_deref(),
+        Some("initialize" | "server/discover")
+    )
+}
+
+/// The method of the first request of a server chapter's tour.
+fn first_method(chapter: &Chapter) -> Option<String> {
+    let tour = Transcript::load(&chapter.transcript_path("tour")).ok()?;
+    if tour.runner != "server" {
+        return None;
+    }
+    let first = tour.frames_in(Direction::ClientToServer).next()?;
+    let request: Value = serde_json::from_slice(&first.bytes).ok()?;
+    request["method"].as_str().map(str::to_string)
 }
 
 // ---------------------------------------------------------------------------
