@@ -62,8 +62,24 @@ pub async fn run(
     let id = call["id"].as_str().unwrap_or_default();
     let input = &call["input"];
     let wanted = input["subagent_type"].as_str().unwrap_or_default();
-    let Some(agent) = harness.agents.iter().find(|agent| agent.name == wanted) else {
-        let names: Vec<&str> = harness.agents.iter().map(|a| a.name.as_str()).collect();
+    let agents: Vec<&Agent> = harness.agents.iter().collect();
+    // STRETCH(ch09/spawn-allowlist): only the types the parent's Agent tool
+    // offers run; any other is refused like an unknown one, with the
+    // offered types in the answer.
+    #[cfg(feature = "stretch")]
+    let agents: Vec<&Agent> = agents
+        .into_iter()
+        .filter(|agent| {
+            let offered = |tool: &Value| {
+                let types = &tool["input_schema"]["properties"]["subagent_type"]["enum"];
+                tool["name"] == AGENT && types.as_array().is_some_and(|t| t.contains(&json!(agent.name)))
+            };
+            parent.tools.iter().any(offered)
+        })
+        .collect();
+    // END(ch09/spawn-allowlist)
+    let Some(agent) = agents.iter().find(|agent| agent.name == wanted) else {
+        let names: Vec<&str> = agents.iter().map(|a| a.name.as_str()).collect();
         let types = names.join(", ");
         return (
             Err(format!(
@@ -133,6 +149,18 @@ pub fn subagent_context(harness: &Harness, parent: &Context, agent: &Agent, id: 
         .cloned()
         .collect();
     // END(ch09/tools)
+    // STRETCH(ch09/spawn-allowlist): a subagent's Agent tool offers every
+    // type, whatever its parent's offered: Claude Code ignores the list in
+    // a subagent's file.
+    #[cfg(feature = "stretch")]
+    let tools: Vec<Value> = tools
+        .into_iter()
+        .map(|tool| match tool["name"] == AGENT {
+            true => definition(&harness.agents).unwrap_or(tool),
+            false => tool,
+        })
+        .collect();
+    // END(ch09/spawn-allowlist)
     let mut system = agent.prompt.clone();
     for skill in harness
         .skills
@@ -154,3 +182,24 @@ pub fn subagent_context(harness: &Harness, parent: &Context, agent: &Agent, id: 
     }
 }
 // ANCHOR_END: subagent_context
+
+// STRETCH(ch09/spawn-allowlist): main_thread_context, the main
+// conversation run as `agent`: the context a subagent of it would get, at
+// depth 0, with an Agent tool that offers only the types it may spawn.
+/// The main conversation run as `agent` (`--agent NAME`): its prompt,
+/// model and turn cap, the main tools it allows, and Agent, while
+/// `--max-depth` is above 0, offering only the types it may spawn.
+#[cfg(feature = "stretch")]
+pub fn main_thread_context(harness: &Harness, main: &Context, agent: &Agent) -> Context {
+    let mut context = subagent_context(harness, main, agent, &main.key);
+    context.depth = 0;
+    context.tools.retain(|tool| tool["name"] != AGENT);
+    if harness.max_depth > 0 && agents::allows(agent, AGENT) {
+        let types = agents::spawnable(agent);
+        let allowed = |a: &&Agent| types.as_ref().is_none_or(|types| types.contains(&a.name));
+        let offered: Vec<Agent> = harness.agents.iter().filter(allowed).cloned().collect();
+        context.tools.extend(definition(&offered));
+    }
+    context
+}
+// END(ch09/spawn-allowlist)
