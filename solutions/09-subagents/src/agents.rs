@@ -221,15 +221,17 @@ fn names_of(value: &Yaml, field: &str) -> Result<Vec<String>, String> {
     // offers every type. Here: a comma inside parentheses does not split,
     // so `Agent(adder, checker), Read` is two rules.
     #[cfg(feature = "stretch")]
-    let names = names.into_iter().fold(Vec::<String>::new(), |mut rules, name| {
-        match rules.last_mut() {
-            Some(open) if open.matches('(').count() > open.matches(')').count() => {
-                *open += &format!(", {name}");
+    let names = names
+        .into_iter()
+        .fold(Vec::<String>::new(), |mut rules, name| {
+            match rules.last_mut() {
+                Some(open) if open.matches('(').count() > open.matches(')').count() => {
+                    *open += &format!(", {name}");
+                }
+                _ => rules.push(name),
             }
-            _ => rules.push(name),
-        }
-        rules
-    });
+            rules
+        });
     // END(ch09/spawn-allowlist)
     Ok(names.into_iter().filter(|name| !name.is_empty()).collect())
 }
@@ -247,11 +249,15 @@ pub fn allows(agent: &Agent, name: &str) -> bool {
     // agent_rule) in the allowlist allows it.
     #[cfg(feature = "stretch")]
     let allowed = allowed
-        || name == "Agent" && agent.tools.iter().flatten().any(|r| agent_rule(r).is_some());
+        || name == "Agent"
+            && agent
+                .tools
+                .iter()
+                .flatten()
+                .any(|r| agent_rule(r).is_some());
     // END(ch09/spawn-allowlist)
     allowed && !denied
 }
-
 // STRETCH(ch09/spawn-allowlist): agent_rule reads one rule: `Agent` or
 // `Task` alone, or with the types in parentheses; spawnable gathers the
 // types an agent's allowlist names.

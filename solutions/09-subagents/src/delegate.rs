@@ -62,24 +62,21 @@ pub async fn run(
     let id = call["id"].as_str().unwrap_or_default();
     let input = &call["input"];
     let wanted = input["subagent_type"].as_str().unwrap_or_default();
-    let agents: Vec<&Agent> = harness.agents.iter().collect();
-    // STRETCH(ch09/spawn-allowlist): only the types the parent's Agent tool
-    // offers run; any other is refused like an unknown one, with the
-    // offered types in the answer.
+    // STRETCH(ch09/spawn-allowlist): a type that the parent's Agent tool
+    // does not offer is refused as an unknown one is, with the types it
+    // offers: to the parent, the others do not exist.
     #[cfg(feature = "stretch")]
-    let agents: Vec<&Agent> = agents
-        .into_iter()
-        .filter(|agent| {
-            let offered = |tool: &Value| {
-                let types = &tool["input_schema"]["properties"]["subagent_type"]["enum"];
-                tool["name"] == AGENT && types.as_array().is_some_and(|t| t.contains(&json!(agent.name)))
-            };
-            parent.tools.iter().any(offered)
-        })
-        .collect();
+    {
+        let offered = offered_types(parent);
+        if !offered.contains(&wanted) {
+            let types = offered.join(", ");
+            let refusal = format!("there is no agent type {wanted:?}; the types are: {types}");
+            return (Err(refusal), vec![]);
+        }
+    }
     // END(ch09/spawn-allowlist)
-    let Some(agent) = agents.iter().find(|agent| agent.name == wanted) else {
-        let names: Vec<&str> = agents.iter().map(|a| a.name.as_str()).collect();
+    let Some(agent) = harness.agents.iter().find(|agent| agent.name == wanted) else {
+        let names: Vec<&str> = harness.agents.iter().map(|a| a.name.as_str()).collect();
         let types = names.join(", ");
         return (
             Err(format!(
@@ -185,7 +182,8 @@ pub fn subagent_context(harness: &Harness, parent: &Context, agent: &Agent, id: 
 
 // STRETCH(ch09/spawn-allowlist): main_thread_context, the main
 // conversation run as `agent`: the context a subagent of it would get, at
-// depth 0, with an Agent tool that offers only the types it may spawn.
+// depth 0, with an Agent tool that offers only the types it may spawn; and
+// offered_types, the types a context's Agent tool offers.
 /// The main conversation run as `agent` (`--agent NAME`): its prompt,
 /// model and turn cap, the main tools it allows, and Agent, while
 /// `--max-depth` is above 0, offering only the types it may spawn.
@@ -201,5 +199,14 @@ pub fn main_thread_context(harness: &Harness, main: &Context, agent: &Agent) -> 
         context.tools.extend(definition(&offered));
     }
     context
+}
+
+/// The agent types the Agent tool of `context` offers: its enum.
+#[cfg(feature = "stretch")]
+fn offered_types(context: &Context) -> Vec<&str> {
+    let agent_tool = context.tools.iter().find(|tool| tool["name"] == AGENT);
+    let types = agent_tool.map(|tool| &tool["input_schema"]["properties"]["subagent_type"]["enum"]);
+    let types = types.and_then(Value::as_array).into_iter().flatten();
+    types.filter_map(Value::as_str).collect()
 }
 // END(ch09/spawn-allowlist)
