@@ -163,6 +163,15 @@ fn names_of(value: &Yaml, field: &str) -> Result<Vec<String>, String> {
             .collect::<Result<_, _>>()?,
         Yaml::Map(_) => return Err(format!("{field}: a list of names, not a mapping")),
     };
+    // STRETCH(ch09/spawn-allowlist): `--agent NAME` runs the main
+    // conversation as the agent NAME (its prompt, its tools, its model), as
+    // `claude --agent` does, and `Agent(a, b)` in its `tools` limits the
+    // types its Agent tool offers and runs to a and b (`Task(...)`, the old
+    // name, too; plain `Agent` means any type). In a subagent's file the
+    // list is ignored: `Agent(...)` just allows the Agent tool, which
+    // offers every type. Here: a comma inside parentheses does not split,
+    // so `Agent(adder, checker), Read` is two rules.
+    // END(ch09/spawn-allowlist)
     Ok(names.into_iter().filter(|name| !name.is_empty()).collect())
 }
 
@@ -175,8 +184,15 @@ pub fn allows(agent: &Agent, name: &str) -> bool {
         None => true,
         Some(rules) => rules.iter().any(|rule| matches(rule, name)),
     };
+    // STRETCH(ch09/spawn-allowlist): a rule for the Agent tool (see
+    // agent_rule) in the allowlist allows it.
+    // END(ch09/spawn-allowlist)
     allowed && !denied
 }
+// STRETCH(ch09/spawn-allowlist): agent_rule reads one rule: `Agent` or
+// `Task` alone, or with the types in parentheses; spawnable gathers the
+// types an agent's allowlist names.
+// END(ch09/spawn-allowlist)
 
 /// One rule against one tool name: the exact name, `mcp__server__*` for
 /// every tool of a server, or `mcp__server` for the same.

@@ -62,6 +62,10 @@ pub async fn run(
     let id = call["id"].as_str().unwrap_or_default();
     let input = &call["input"];
     let wanted = input["subagent_type"].as_str().unwrap_or_default();
+    // STRETCH(ch09/spawn-allowlist): a type that the parent's Agent tool
+    // does not offer is refused as an unknown one is, with the types it
+    // offers: to the parent, the others do not exist.
+    // END(ch09/spawn-allowlist)
     let Some(agent) = harness.agents.iter().find(|agent| agent.name == wanted) else {
         let names: Vec<&str> = harness.agents.iter().map(|a| a.name.as_str()).collect();
         let types = names.join(", ");
@@ -124,6 +128,10 @@ pub fn subagent_context(harness: &Harness, parent: &Context, agent: &Agent, id: 
     // this agent use, and drop Agent when depth has reached max_depth.
     let tools: Vec<Value> = parent.tools.clone();
     // END(ch09/tools)
+    // STRETCH(ch09/spawn-allowlist): a subagent's Agent tool offers every
+    // type, whatever its parent's offered: Claude Code ignores the list in
+    // a subagent's file.
+    // END(ch09/spawn-allowlist)
     let mut system = agent.prompt.clone();
     for skill in harness
         .skills
@@ -145,3 +153,9 @@ pub fn subagent_context(harness: &Harness, parent: &Context, agent: &Agent, id: 
     }
 }
 // ANCHOR_END: subagent_context
+
+// STRETCH(ch09/spawn-allowlist): main_thread_context, the main
+// conversation run as `agent`: the context a subagent of it would get, at
+// depth 0, with an Agent tool that offers only the types it may spawn; and
+// offered_types, the types a context's Agent tool offers.
+// END(ch09/spawn-allowlist)

@@ -100,6 +100,8 @@ struct Cli {
     max_depth: u32,
     max_concurrent: usize,
     options: Options,
+    // STRETCH(ch09/spawn-allowlist): the agent `--agent NAME` names.
+    // END(ch09/spawn-allowlist)
 }
 
 #[tokio::main(flavor = "current_thread")]
@@ -131,6 +133,9 @@ async fn main() -> ExitCode {
         return check_agents(&agent_entries);
     }
     let agents = usable_agents(&agent_entries);
+    // STRETCH(ch09/spawn-allowlist): find the agent `--agent` names among
+    // the usable ones; a name that is none of them is a usage error.
+    // END(ch09/spawn-allowlist)
     // Building the tokenizer is a moment of pure CPU work. On the runtime's
     // only thread it would stall the tasks that read the servers' pipes;
     // on the blocking pool it overlaps the servers' start instead.
@@ -184,6 +189,9 @@ async fn main() -> ExitCode {
         measure::print_delegation(&mut harness).await
     } else {
         let main_context = harness.main_context();
+        // STRETCH(ch09/spawn-allowlist): with `--agent`, the main
+        // conversation runs as that agent (delegate::main_thread_context).
+        // END(ch09/spawn-allowlist)
         let mut log = Log { lines: None };
         let outcome = agent::run(&harness, &main_context, &cli.prompt, &mut log).await;
         outcome.map(|answer| println!("answer: {answer}"))
@@ -277,6 +285,8 @@ fn parse_args(args: &[String]) -> Result<Cli, String> {
     let (mut check_agents, mut measure_agents) = (false, false);
     let (mut max_depth, mut max_concurrent) = (1, 4);
     let mut prompt = Vec::new();
+    // STRETCH(ch09/spawn-allowlist): `--agent NAME`, kept in the Cli.
+    // END(ch09/spawn-allowlist)
     let mut args = args.iter();
     while let Some(arg) = args.next() {
         // The word after `arg`, or a usage error that says what it needs.
@@ -287,6 +297,8 @@ fn parse_args(args: &[String]) -> Result<Cli, String> {
             "--measure-skills" => measure_skills = true,
             "--check-agents" => check_agents = true,
             "--measure-agents" => measure_agents = true,
+            // STRETCH(ch09/spawn-allowlist): the `--agent` option.
+            // END(ch09/spawn-allowlist)
             "--agents" => {
                 let folder = PathBuf::from(next("a folder")?);
                 if !folder.is_dir() {
@@ -382,6 +394,8 @@ fn parse_args(args: &[String]) -> Result<Cli, String> {
             timeout: Duration::from_millis(timeout_ms),
             trace,
         },
+        // STRETCH(ch09/spawn-allowlist): the agent `--agent` names.
+        // END(ch09/spawn-allowlist)
     })
 }
 

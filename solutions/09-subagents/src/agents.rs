@@ -212,6 +212,27 @@ fn names_of(value: &Yaml, field: &str) -> Result<Vec<String>, String> {
             .collect::<Result<_, _>>()?,
         Yaml::Map(_) => return Err(format!("{field}: a list of names, not a mapping")),
     };
+    // STRETCH(ch09/spawn-allowlist): `--agent NAME` runs the main
+    // conversation as the agent NAME (its prompt, its tools, its model), as
+    // `claude --agent` does, and `Agent(a, b)` in its `tools` limits the
+    // types its Agent tool offers and runs to a and b (`Task(...)`, the old
+    // name, too; plain `Agent` means any type). In a subagent's file the
+    // list is ignored: `Agent(...)` just allows the Agent tool, which
+    // offers every type. Here: a comma inside parentheses does not split,
+    // so `Agent(adder, checker), Read` is two rules.
+    #[cfg(feature = "stretch")]
+    let names = names
+        .into_iter()
+        .fold(Vec::<String>::new(), |mut rules, name| {
+            match rules.last_mut() {
+                Some(open) if open.matches('(').count() > open.matches(')').count() => {
+                    *open += &format!(", {name}");
+                }
+                _ => rules.push(name),
+            }
+            rules
+        });
+    // END(ch09/spawn-allowlist)
     Ok(names.into_iter().filter(|name| !name.is_empty()).collect())
 }
 
@@ -224,8 +245,50 @@ pub fn allows(agent: &Agent, name: &str) -> bool {
         None => true,
         Some(rules) => rules.iter().any(|rule| matches(rule, name)),
     };
+    // STRETCH(ch09/spawn-allowlist): a rule for the Agent tool (see
+    // agent_rule) in the allowlist allows it.
+    #[cfg(feature = "stretch")]
+    let allowed = allowed
+        || name == "Agent"
+            && agent
+                .tools
+                .iter()
+                .flatten()
+                .any(|r| agent_rule(r).is_some());
+    // END(ch09/spawn-allowlist)
     allowed && !denied
 }
+// STRETCH(ch09/spawn-allowlist): agent_rule reads one rule: `Agent` or
+// `Task` alone, or with the types in parentheses; spawnable gathers the
+// types an agent's allowlist names.
+/// A rule for the Agent tool: `Some(None)` for `Agent` or `Task` alone (any
+/// type), `Some(Some(types))` for `Agent(a, b)`; `None` for another tool.
+#[cfg(feature = "stretch")]
+fn agent_rule(rule: &str) -> Option<Option<Vec<String>>> {
+    let rest = rule.strip_prefix("Agent").or(rule.strip_prefix("Task"))?;
+    if rest.is_empty() {
+        return Some(None);
+    }
+    let list = rest.strip_prefix('(')?.strip_suffix(')')?;
+    let types = list.split(',').map(|name| name.trim().to_string());
+    Some(Some(types.filter(|name| !name.is_empty()).collect()))
+}
+
+/// The agent types `agent` may spawn when it runs the main conversation:
+/// `None` when its file does not limit them.
+#[cfg(feature = "stretch")]
+pub fn spawnable(agent: &Agent) -> Option<Vec<String>> {
+    let mut types = Vec::new();
+    for rule in agent.tools.iter().flatten() {
+        match agent_rule(rule) {
+            Some(None) => return None,
+            Some(Some(listed)) => types.extend(listed),
+            None => {}
+        }
+    }
+    agent.tools.as_ref().map(|_| types)
+}
+// END(ch09/spawn-allowlist)
 
 /// One rule against one tool name: the exact name, `mcp__server__*` for
 /// every tool of a server, or `mcp__server` for the same.

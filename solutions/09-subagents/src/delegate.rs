@@ -62,6 +62,19 @@ pub async fn run(
     let id = call["id"].as_str().unwrap_or_default();
     let input = &call["input"];
     let wanted = input["subagent_type"].as_str().unwrap_or_default();
+    // STRETCH(ch09/spawn-allowlist): a type that the parent's Agent tool
+    // does not offer is refused as an unknown one is, with the types it
+    // offers: to the parent, the others do not exist.
+    #[cfg(feature = "stretch")]
+    {
+        let offered = offered_types(parent);
+        if !offered.contains(&wanted) {
+            let types = offered.join(", ");
+            let refusal = format!("there is no agent type {wanted:?}; the types are: {types}");
+            return (Err(refusal), vec![]);
+        }
+    }
+    // END(ch09/spawn-allowlist)
     let Some(agent) = harness.agents.iter().find(|agent| agent.name == wanted) else {
         let names: Vec<&str> = harness.agents.iter().map(|a| a.name.as_str()).collect();
         let types = names.join(", ");
@@ -133,6 +146,18 @@ pub fn subagent_context(harness: &Harness, parent: &Context, agent: &Agent, id: 
         .cloned()
         .collect();
     // END(ch09/tools)
+    // STRETCH(ch09/spawn-allowlist): a subagent's Agent tool offers every
+    // type, whatever its parent's offered: Claude Code ignores the list in
+    // a subagent's file.
+    #[cfg(feature = "stretch")]
+    let tools: Vec<Value> = tools
+        .into_iter()
+        .map(|tool| match tool["name"] == AGENT {
+            true => definition(&harness.agents).unwrap_or(tool),
+            false => tool,
+        })
+        .collect();
+    // END(ch09/spawn-allowlist)
     let mut system = agent.prompt.clone();
     for skill in harness
         .skills
@@ -154,3 +179,34 @@ pub fn subagent_context(harness: &Harness, parent: &Context, agent: &Agent, id: 
     }
 }
 // ANCHOR_END: subagent_context
+
+// STRETCH(ch09/spawn-allowlist): main_thread_context, the main
+// conversation run as `agent`: the context a subagent of it would get, at
+// depth 0, with an Agent tool that offers only the types it may spawn; and
+// offered_types, the types a context's Agent tool offers.
+/// The main conversation run as `agent` (`--agent NAME`): its prompt,
+/// model and turn cap, the main tools it allows, and Agent, while
+/// `--max-depth` is above 0, offering only the types it may spawn.
+#[cfg(feature = "stretch")]
+pub fn main_thread_context(harness: &Harness, main: &Context, agent: &Agent) -> Context {
+    let mut context = subagent_context(harness, main, agent, &main.key);
+    context.depth = 0;
+    context.tools.retain(|tool| tool["name"] != AGENT);
+    if harness.max_depth > 0 && agents::allows(agent, AGENT) {
+        let types = agents::spawnable(agent);
+        let allowed = |a: &&Agent| types.as_ref().is_none_or(|types| types.contains(&a.name));
+        let offered: Vec<Agent> = harness.agents.iter().filter(allowed).cloned().collect();
+        context.tools.extend(definition(&offered));
+    }
+    context
+}
+
+/// The agent types the Agent tool of `context` offers: its enum.
+#[cfg(feature = "stretch")]
+fn offered_types(context: &Context) -> Vec<&str> {
+    let agent_tool = context.tools.iter().find(|tool| tool["name"] == AGENT);
+    let types = agent_tool.map(|tool| &tool["input_schema"]["properties"]["subagent_type"]["enum"]);
+    let types = types.and_then(Value::as_array).into_iter().flatten();
+    types.filter_map(Value::as_str).collect()
+}
+// END(ch09/spawn-allowlist)

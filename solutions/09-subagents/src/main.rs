@@ -100,6 +100,10 @@ struct Cli {
     max_depth: u32,
     max_concurrent: usize,
     options: Options,
+    // STRETCH(ch09/spawn-allowlist): the agent `--agent NAME` names.
+    #[cfg(feature = "stretch")]
+    main_agent: Option<String>,
+    // END(ch09/spawn-allowlist)
 }
 
 #[tokio::main(flavor = "current_thread")]
@@ -131,6 +135,20 @@ async fn main() -> ExitCode {
         return check_agents(&agent_entries);
     }
     let agents = usable_agents(&agent_entries);
+    // STRETCH(ch09/spawn-allowlist): find the agent `--agent` names among
+    // the usable ones; a name that is none of them is a usage error.
+    #[cfg(feature = "stretch")]
+    let main_agent = match &cli.main_agent {
+        None => None,
+        Some(name) => match agents.iter().find(|agent| agent.name == *name) {
+            Some(agent) => Some(agent.clone()),
+            None => {
+                eprintln!("{PROGRAM}: --agent {name}: there is no usable agent by that name");
+                return ExitCode::from(2);
+            }
+        },
+    };
+    // END(ch09/spawn-allowlist)
     // Building the tokenizer is a moment of pure CPU work. On the runtime's
     // only thread it would stall the tasks that read the servers' pipes;
     // on the blocking pool it overlaps the servers' start instead.
@@ -184,6 +202,14 @@ async fn main() -> ExitCode {
         measure::print_delegation(&mut harness).await
     } else {
         let main_context = harness.main_context();
+        // STRETCH(ch09/spawn-allowlist): with `--agent`, the main
+        // conversation runs as that agent (delegate::main_thread_context).
+        #[cfg(feature = "stretch")]
+        let main_context = match &main_agent {
+            Some(agent) => delegate::main_thread_context(&harness, &main_context, agent),
+            None => main_context,
+        };
+        // END(ch09/spawn-allowlist)
         let mut log = Log { lines: None };
         let outcome = agent::run(&harness, &main_context, &cli.prompt, &mut log).await;
         outcome.map(|answer| println!("answer: {answer}"))
@@ -277,6 +303,10 @@ fn parse_args(args: &[String]) -> Result<Cli, String> {
     let (mut check_agents, mut measure_agents) = (false, false);
     let (mut max_depth, mut max_concurrent) = (1, 4);
     let mut prompt = Vec::new();
+    // STRETCH(ch09/spawn-allowlist): `--agent NAME`, kept in the Cli.
+    #[cfg(feature = "stretch")]
+    let mut main_agent = None;
+    // END(ch09/spawn-allowlist)
     let mut args = args.iter();
     while let Some(arg) = args.next() {
         // The word after `arg`, or a usage error that says what it needs.
@@ -287,6 +317,10 @@ fn parse_args(args: &[String]) -> Result<Cli, String> {
             "--measure-skills" => measure_skills = true,
             "--check-agents" => check_agents = true,
             "--measure-agents" => measure_agents = true,
+            // STRETCH(ch09/spawn-allowlist): the `--agent` option.
+            #[cfg(feature = "stretch")]
+            "--agent" => main_agent = Some(next("an agent's name")?),
+            // END(ch09/spawn-allowlist)
             "--agents" => {
                 let folder = PathBuf::from(next("a folder")?);
                 if !folder.is_dir() {
@@ -382,6 +416,10 @@ fn parse_args(args: &[String]) -> Result<Cli, String> {
             timeout: Duration::from_millis(timeout_ms),
             trace,
         },
+        // STRETCH(ch09/spawn-allowlist): the agent `--agent` names.
+        #[cfg(feature = "stretch")]
+        main_agent,
+        // END(ch09/spawn-allowlist)
     })
 }
 
