@@ -343,12 +343,14 @@ async fn run_tool(harness: &Harness, context: &Context, call: &Value, slots: &Se
     // that ran and failed (an Err, an MCP result marked isError; never a
     // call a hook blocked, which did not run), matched on the tool's name,
     // with the tool's fields, `error` (the text the model reads) and
-    // `is_interrupt`; its context reaches the model beside the error.
+    // `is_interrupt`; its context reaches the model beside the error. The
+    // STRETCH comments of bash.rs and hooks.rs say what else it takes.
     #[cfg(feature = "stretch")]
     let outcome = {
         // An Err becomes a result marked isError, so context fits beside it.
-        let text = |text| json!({ "content": [{ "type": "text", "text": text }], "isError": true });
-        let result = outcome.unwrap_or_else(text);
+        let result = outcome.unwrap_or_else(
+            |text| json!({ "content": [{ "type": "text", "text": text }], "isError": true }),
+        );
         if result["isError"] == true {
             let mut input = tool_input(harness, context, "PostToolUseFailure", call);
             input.insert("tool_input".into(), arguments.clone());
