@@ -339,8 +339,16 @@ async fn run_tool(harness: &Harness, context: &Context, call: &Value, slots: &Se
     let outcome = dispatch(harness, context, call, name, &arguments, slots, &mut lines).await;
     let mut extra = before.context;
     let mut stop = None;
+    // STRETCH(ch10/post_tool_failure): fire PostToolUseFailure after a call
+    // that ran and failed (an Err, an MCP result marked isError; never a
+    // call a hook blocked, which did not run), matched on the tool's name,
+    // with the tool's fields, `error` (the text the model reads) and
+    // `is_interrupt`; its context reaches the model beside the error. The
+    // STRETCH comments of bash.rs and hooks.rs say what else it takes.
+    // END(ch10/post_tool_failure)
     // PostToolUse is for a call that succeeded; an MCP result marked
-    // isError is a failure (Claude Code's PostToolUseFailure, not fired here).
+    // isError is a failure (Claude Code's PostToolUseFailure, which the
+    // chapter's stretch fires).
     if let Some(result) = outcome
         .as_ref()
         .ok()

@@ -70,6 +70,10 @@ pub async fn run(input: &Value, workdir: &Path) -> Result<Value, String> {
         ));
     };
     let text = output.text();
+    // STRETCH(ch10/post_tool_failure): a command that exits non-zero has
+    // failed, as Claude Code counts it: an Err that reads `Exit code N`,
+    // then the output.
+    // END(ch10/post_tool_failure)
     let code = status
         .code()
         .map_or("a signal".to_string(), |c| c.to_string());

@@ -339,8 +339,38 @@ async fn run_tool(harness: &Harness, context: &Context, call: &Value, slots: &Se
     let outcome = dispatch(harness, context, call, name, &arguments, slots, &mut lines).await;
     let mut extra = before.context;
     let mut stop = None;
+    // STRETCH(ch10/post_tool_failure): fire PostToolUseFailure after a call
+    // that ran and failed (an Err, an MCP result marked isError; never a
+    // call a hook blocked, which did not run), matched on the tool's name,
+    // with the tool's fields, `error` (the text the model reads) and
+    // `is_interrupt`; its context reaches the model beside the error. The
+    // STRETCH comments of bash.rs and hooks.rs say what else it takes.
+    #[cfg(feature = "stretch")]
+    let outcome = {
+        // An Err becomes a result marked isError, so context fits beside it.
+        let result = outcome.unwrap_or_else(
+            |text| json!({ "content": [{ "type": "text", "text": text }], "isError": true }),
+        );
+        if result["isError"] == true {
+            let mut input = tool_input(harness, context, "PostToolUseFailure", call);
+            input.insert("tool_input".into(), arguments.clone());
+            input.insert("error".into(), json!(text_of(&result["content"])));
+            // Nothing here aborts a tool: every failure is one it reported.
+            input.insert("is_interrupt".into(), json!(false));
+            let (after, said) = harness
+                .hooks
+                .fire("PostToolUseFailure", Some(name), input)
+                .await;
+            lines.extend(said);
+            extra.extend(after.context);
+            stop = after.stop;
+        }
+        Ok::<Value, String>(result)
+    };
+    // END(ch10/post_tool_failure)
     // PostToolUse is for a call that succeeded; an MCP result marked
-    // isError is a failure (Claude Code's PostToolUseFailure, not fired here).
+    // isError is a failure (Claude Code's PostToolUseFailure, which the
+    // chapter's stretch fires).
     if let Some(result) = outcome
         .as_ref()
         .ok()
