@@ -9,9 +9,10 @@
 //! The last two are compared frame by frame as JSON values (key order free).
 //!
 //! A chapter's stretch exercises are built in: the same crates, built with
-//! `--features stretch` (`cargo xtask check NN --stretch`, or
-//! `MCP_STRETCH=1`). Each build is linked to a path of its own, so a stretch
-//! build never replaces the binary the core scenarios run.
+//! `--features stretch` (`cargo xtask check NN --stretch`; in `cargo test`,
+//! each scenario under `stretch/` asks for that build itself). Each build is
+//! linked to a path of its own, so a stretch build never replaces the binary
+//! the core scenarios run.
 
 use std::collections::HashMap;
 use std::fs;

@@ -53,9 +53,14 @@ pub fn run(args: &[String]) -> Result<(), String> {
         gap.instruction
     );
     println!("{}\n", hints.tiers[tier - 1]);
+    // A stretch is checked with its own flag; a gap with the chapter.
+    let check = match all.iter().any(|known| known.id == gap.id) {
+        true => format!("cargo xtask check {n}"),
+        false => format!("cargo xtask check {n} --stretch"),
+    };
     if tier < TIERS.len() {
         println!(
-            "Try it, then `cargo xtask check {n}`. Still stuck? `cargo xtask hint {n} {}` \
+            "Try it, then `{check}`. Still stuck? `cargo xtask hint {n} {}` \
              shows hint {} of {}: {}.",
             short(&gap.id),
             tier + 1,
