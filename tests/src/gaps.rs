@@ -381,7 +381,7 @@ pub fn without_markers(text: &str) -> String {
 
 /// Starters are formatted like the rest of the workspace, so that
 /// `cargo fmt` and `cargo xtask starters` never undo each other.
-fn rustfmt(source: &str) -> Result<String, String> {
+pub(crate) fn rustfmt(source: &str) -> Result<String, String> {
     use std::io::Write;
     use std::process::{Command, Stdio};
     let mut child = Command::new("rustfmt")

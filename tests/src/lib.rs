@@ -14,6 +14,8 @@
 //!   `replay-server` binary plays its servers, a stub HTTP server its model;
 //! - [`gaps`] turns the marked solutions into starter crates, and
 //!   [`starters`] writes them without ever losing a learner's edits;
+//! - [`support`] generates the support crates' settled code from the
+//!   chapters that teach it;
 //! - [`learner`] sums a chapter up per gap for `cargo xtask check`;
 //! - [`book`] finds the section that explains a scenario or a gap;
 //! - [`course`] knows the layout; [`jsondiff`] and [`textdiff`] explain differences;
@@ -33,6 +35,7 @@ pub mod jsondiff;
 pub mod learner;
 pub mod runner;
 pub mod starters;
+pub mod support;
 pub mod target;
 pub mod textdiff;
 pub mod transcript;

@@ -19,7 +19,7 @@ use serde_json::Value;
 use wire_tests::course::{self, Chapter};
 use wire_tests::target::{self, Kind, Target};
 use wire_tests::transcript::{Direction, Transcript};
-use wire_tests::{diagrams, gaps, generated, runner, starters, textdiff, views};
+use wire_tests::{diagrams, gaps, generated, runner, starters, support, textdiff, views};
 
 const USAGE: &str = "\
 usage: cargo xtask <command>     (NN: a chapter, written 3, 03 or ch03)
@@ -38,7 +38,7 @@ usage: cargo xtask <command>     (NN: a chapter, written 3, 03 or ch03)
                                start chapter NN's server; type frames, see both ways
   diff NN                      your chapters/NN crate against the solution, gap by gap
   hint NN [GAP]                the next hint for a gap (the first one not written yet)
-  starters [--check] [--force] regenerate chapters/ from the marked solutions; a file
+  starters [--check] [--force] regenerate chapters/ and support/ from the marked solutions; a file
                                you edited is left alone unless --force (backed up first)
   changes [--check]            regenerate the book's generated pages: \"what changed\" diffs,
                                frame views, sequence diagrams, listings, exercises
@@ -373,10 +373,23 @@ fn starters(args: &[String]) -> Result<(), String> {
         for chapter in &skipped {
             println!("{}", starters::edited_note(chapter));
         }
+        let stale = support::sync(true)?;
+        if !stale.is_empty() {
+            return Err(format!(
+                "out of date with the chapters that teach them:\n  {}",
+                stale.join("\n  ")
+            ));
+        }
         println!("up to date");
         return Ok(());
     }
     let force = args.iter().any(|arg| arg == "--force");
+    // The support crates' settled code first: starters depend on it. These
+    // files are never the learner's, so they are simply rewritten.
+    let support = support::sync(false)?;
+    if !support.is_empty() {
+        println!("wrote:\n  {}", support.join("\n  "));
+    }
     let done = starters::write(&Chapter::all(), force)?;
     if let Some(backup) = &done.backup {
         println!(
