@@ -18,11 +18,13 @@
 //!   chapters that teach it;
 //! - [`learner`] sums a chapter up per gap for `cargo xtask check`;
 //! - [`book`] finds the section that explains a scenario or a gap;
+//! - [`budgets`] measures a chapter against the small-lessons budgets;
 //! - [`course`] knows the layout; [`jsondiff`] and [`textdiff`] explain differences;
 //! - [`workshop`] reads the minutes in the book's speaker notes and writes the
 //!   workshop schedules.
 
 pub mod book;
+pub mod budgets;
 pub mod client_runner;
 pub mod course;
 pub mod diagrams;
