@@ -787,7 +787,9 @@ fn caption(chapter: &Chapter, transcript: &Transcript, raw: &str) -> String {
         facts.push(format!("exits with status {}", transcript.exit));
     }
     for text in &transcript.stderr {
-        facts.push(format!("stderr says “{text}”"));
+        // In code, as the program prints it: a reader copies a flag or a
+        // path out of it.
+        facts.push(format!("stderr says {}", code_span(text)));
     }
     for recorded in &transcript.recorded {
         facts.push(format!(
@@ -909,6 +911,23 @@ pub fn render(chapter: &Chapter, transcript: &Transcript, raw: &str) -> String {
         "../".repeat(5 + transcript.name.matches('/').count())
     );
     out
+}
+
+/// `text` as a Markdown code span: fenced by one backtick more than the
+/// longest run inside it, padded when it starts or ends with one.
+fn code_span(text: &str) -> String {
+    let longest = text
+        .split(|c| c != '`')
+        .map(str::len)
+        .max()
+        .unwrap_or_default();
+    let fence = "`".repeat(longest + 1);
+    let pad = if text.starts_with('`') || text.ends_with('`') {
+        " "
+    } else {
+        ""
+    };
+    format!("{fence}{pad}{text}{pad}{fence}")
 }
 
 /// A lane's name in a label: `server add` becomes “server `add`”.
