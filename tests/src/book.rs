@@ -184,13 +184,18 @@ pub fn uncopyable(html: &str) -> Vec<String> {
             .is_some_and(|value| {
                 value.starts_with(['“', '"', '{', '[', '-'])
                     || value.starts_with(|c: char| c.is_ascii_digit())
-                    || ["null", "true", "false"].iter().any(|word| value.starts_with(word))
+                    || ["null", "true", "false"]
+                        .iter()
+                        .any(|word| value.starts_with(word))
             });
         let opens = before.ends_with(['{', '[', '=']) || before.ends_with("= ");
         let closes = after.starts_with(['}', ']']) || (text[at..].starts_with('”') && value);
         if opens || closes {
             let at = text[..at].chars().count();
-            problems.push(format!("a curly quote in code-like text: {}", around(&chars, at)));
+            problems.push(format!(
+                "a curly quote in code-like text: {}",
+                around(&chars, at)
+            ));
         }
     }
     for code in html.split("<code").skip(1) {

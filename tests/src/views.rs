@@ -757,6 +757,10 @@ fn caption(chapter: &Chapter, transcript: &Transcript, raw: &str) -> String {
                         | "env"
                         | "stderr"
                         | "recorded"
+                        // How the runner schedules replies: a setting of
+                        // the test, not something the reader sees happen.
+                        | "together"
+                        | "pipelined"
                 )
             )
         })
