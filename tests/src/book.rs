@@ -52,26 +52,67 @@ pub fn heading_ids(page: &str) -> Vec<String> {
     ids
 }
 
-/// A chapter's pages, in reading order: its page (`04-resources.md`), then
-/// the sub-pages nested under it in `SUMMARY.md`, as names under book/src.
+/// A chapter's pages: its page (`04-resources.md`, the one with the
+/// Exercise, the questions and the recap) first, then the other pages of its
+/// entry in `SUMMARY.md` in reading order, as names under book/src. The
+/// entry is the top-level line naming the page, or the top-level line above
+/// the nested line naming it: chapter 4 opens with `04-resources-tour.md`
+/// and ends with its page, so the exercise comes after the pages that
+/// teach it.
 pub fn chapter_pages(chapter: &Chapter) -> Vec<String> {
     let main = format!("{}.md", chapter.dir);
     let summary =
         fs::read_to_string(crate::course::root().join("book/src/SUMMARY.md")).unwrap_or_default();
-    let mut pages = vec![main.clone()];
-    let mut lines = summary.lines();
-    let link = format!("]({main})");
-    let Some(entry) = lines.by_ref().find(|line| line.trim_end().ends_with(&link)) else {
-        return pages;
-    };
     let indent = |line: &str| line.len() - line.trim_start().len();
-    let depth = indent(entry);
-    for line in lines.take_while(|line| indent(line) > depth && !line.trim().is_empty()) {
-        if let Some((_, target)) = line.trim_end().rsplit_once("](") {
-            pages.push(target.trim_end_matches(')').to_string());
+    let target = |line: &str| {
+        let (_, target) = line.trim_end().rsplit_once("](")?;
+        Some(target.trim_end_matches(')').to_string())
+    };
+    let lines: Vec<&str> = summary.lines().collect();
+    let link = format!("]({main})");
+    let Some(at) = lines
+        .iter()
+        .position(|line| line.trim_end().ends_with(&link))
+    else {
+        return vec![main];
+    };
+    let start = (0..=at)
+        .rev()
+        .find(|&index| indent(lines[index]) == 0 || lines[index].trim().is_empty())
+        .filter(|&index| !lines[index].trim().is_empty())
+        .unwrap_or(at);
+    let depth = indent(lines[start]);
+    let group = std::iter::once(lines[start]).chain(
+        lines[start + 1..]
+            .iter()
+            .copied()
+            .take_while(|line| indent(line) > depth && !line.trim().is_empty()),
+    );
+    let mut pages = vec![main.clone()];
+    pages.extend(group.filter_map(target).filter(|page| *page != main));
+    pages
+}
+
+/// The page a reader opens a chapter on: the first of its entry in
+/// `SUMMARY.md` (`04-resources-tour.md`), which is usually its page.
+pub fn first_page(chapter: &Chapter) -> String {
+    let main = format!("{}.md", chapter.dir);
+    let summary =
+        fs::read_to_string(crate::course::root().join("book/src/SUMMARY.md")).unwrap_or_default();
+    let link = format!("]({main})");
+    let mut entry = None;
+    for line in summary.lines() {
+        if line.starts_with("- [") {
+            entry = line
+                .trim_end()
+                .rsplit_once("](")
+                .map(|(_, t)| t.trim_end_matches(')'));
+        }
+        if line.trim_end().ends_with(&link) {
+            return entry.unwrap_or(&main).to_string();
         }
     }
-    pages
+    main
 }
 
 /// `01-echo.md#one-line-in-one-line-out`: the section that teaches the code
