@@ -218,6 +218,8 @@ pub fn steps(transcript: &Transcript, raw: &str) -> Vec<Step> {
                     let turn = turns.get(&channel).copied().unwrap_or_default();
                     step.closes = Some(format!("model/{channel}/{turn}"));
                 }
+                Direction::HarnessToHook => describe_hook_input(&mut step, &value),
+                Direction::HookToHarness => describe_hook_answer(&mut step, &value),
                 _ => describe_message(&mut step, &value, &channel, &mut requests),
             }
         } else {
@@ -235,8 +237,18 @@ pub fn steps(transcript: &Transcript, raw: &str) -> Vec<Step> {
                 {
                     last.frames.push(index);
                     let lines = last.frames.len();
-                    last.label = text_label(frame.direction, lines);
-                    last.short = format!("{lines} lines of text");
+                    let first = written(raw, &transcript.frames[last.frames[0]]);
+                    if transcript.runner == "http" && !first.is_empty() {
+                        // A request line or a status line, then its headers:
+                        // what HTTP says is the first line.
+                        let headers = lines - 1;
+                        let plural = if headers == 1 { "" } else { "s" };
+                        last.label = format!("`{first}` and {headers} more line{plural} of HTTP");
+                        last.short = clip(&first, 30);
+                    } else {
+                        last.label = text_label(frame.direction, lines);
+                        last.short = format!("{lines} lines of text");
+                    }
                     continue;
                 }
             }
@@ -264,6 +276,10 @@ pub fn steps(transcript: &Transcript, raw: &str) -> Vec<Step> {
                 };
                 step.short = if text.is_empty() {
                     "an empty line".to_string()
+                } else if transcript.runner == "http" {
+                    // `202 Accepted`, alone: a status line needs no quotes.
+                    step.label = format!("`{text}`, a line of HTTP");
+                    clip(&text, 30)
                 } else {
                     format!("“{}”", clip(&text, 24))
                 };
@@ -272,6 +288,66 @@ pub fn steps(transcript: &Transcript, raw: &str) -> Vec<Step> {
         steps.push(step);
     }
     steps
+}
+
+/// What the harness hands a hook on stdin: the event, and for a tool event
+/// the tool and what it was asked (`PreToolUse Bash rm -rf "$PWD"`).
+fn describe_hook_input(step: &mut Step, value: &Value) {
+    let event = value["hook_event_name"].as_str().unwrap_or("a hook event");
+    let tool = value["tool_name"].as_str();
+    let asked = value
+        .pointer("/tool_input/command")
+        .or_else(|| value.get("prompt"))
+        .and_then(Value::as_str);
+    step.style = Style::Request;
+    step.label = match (tool, asked) {
+        (Some(tool), Some(asked)) => format!("the hook's input: `{event}` for `{tool}` `{asked}`"),
+        (Some(tool), None) => format!("the hook's input: `{event}` for `{tool}`"),
+        (None, Some(asked)) => format!("the hook's input: `{event}`, `{asked}`"),
+        (None, None) => format!("the hook's input: `{event}`"),
+    };
+    let what = [Some(event), tool, asked].into_iter().flatten();
+    step.short = clip(&what.collect::<Vec<_>>().join(" "), 34);
+}
+
+/// How a hook answered: its exit status, and what that decides. Exit 2
+/// blocks; with another status the JSON on stdout, if any, decides.
+fn describe_hook_answer(step: &mut Step, value: &Value) {
+    let exit = value["exit"].as_i64().unwrap_or_default();
+    let stdout = value["stdout"].as_str().unwrap_or_default();
+    // `continue: false` stops the whole run, whatever else the JSON says.
+    let decision = serde_json::from_str::<Value>(stdout.trim())
+        .ok()
+        .and_then(|json| {
+            if json.get("continue") == Some(&Value::Bool(false)) {
+                return Some("stop".to_string());
+            }
+            json.get("decision")
+                .or_else(|| json.pointer("/hookSpecificOutput/permissionDecision"))
+                .and_then(Value::as_str)
+                .map(str::to_string)
+        });
+    let decides = match (exit, decision) {
+        (2, _) => "block".to_string(),
+        (_, Some(decision)) => decision,
+        (0, None) => "go on".to_string(),
+        (_, None) => "go on (a non-blocking error)".to_string(),
+    };
+    step.style = if exit == 2 {
+        Style::Error
+    } else {
+        Style::Reply
+    };
+    let stderr = value["stderr"].as_str().unwrap_or_default().trim();
+    step.label = if stderr.is_empty() {
+        format!("the hook exits with status {exit}: {decides}")
+    } else {
+        format!(
+            "the hook exits with status {exit}: {decides}, stderr {}",
+            code_span(stderr)
+        )
+    };
+    step.short = format!("exit {exit} → {decides}");
 }
 
 fn text_label(direction: Direction, lines: usize) -> String {
@@ -845,7 +921,8 @@ pub fn render(chapter: &Chapter, transcript: &Transcript, raw: &str) -> String {
             out,
             "<figure class=\"wire-diagram\">\n{{{{#include ../../diagrams/{name}}}}}\n\
              <figcaption>The frames below as a sequence diagram: time runs down, and the \
-             numbers match.</figcaption>\n</figure>\n"
+             numbers match.{}</figcaption>\n</figure>\n",
+            diagrams::caption_note(transcript)
         );
     }
     // From chapter 3 on, the opening handshake is chapter 2's lesson:
