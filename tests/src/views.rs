@@ -78,24 +78,81 @@ pub fn views_dir() -> PathBuf {
 pub fn files() -> Result<Vec<(PathBuf, String)>, String> {
     let mut files = Vec::new();
     for chapter in Chapter::all() {
-        for scenario in chapter
+        let scenarios: Vec<String> = chapter
             .scenarios()
             .into_iter()
             .chain(chapter.stretch_scenarios())
-        {
+            .collect();
+        // The views a page includes, in the order it shows them, share what
+        // they have shown; a view on no page stands alone.
+        let mut order: Vec<(Option<String>, String)> = Vec::new();
+        for page in crate::book::chapter_pages(&chapter) {
+            let text =
+                fs::read_to_string(course::root().join("book/src").join(&page)).unwrap_or_default();
+            let prefix = format!("{{{{#include generated/views/{}/", chapter.id());
+            for line in text.lines() {
+                let Some(rest) = line.trim().strip_prefix(&prefix) else {
+                    continue;
+                };
+                let scenario = rest.trim_end_matches("}}").trim_end_matches(".md");
+                if scenarios.iter().any(|s| s == scenario)
+                    && !order.iter().any(|(_, s)| s == scenario)
+                {
+                    order.push((Some(page.clone()), scenario.to_string()));
+                }
+            }
+        }
+        for scenario in &scenarios {
+            if !order.iter().any(|(_, s)| s == scenario) {
+                order.push((None, scenario.clone()));
+            }
+        }
+        let mut shown: BTreeMap<String, Shown> = BTreeMap::new();
+        for (page, scenario) in order {
             let path = chapter.transcript_path(&scenario);
             let text = fs::read_to_string(&path)
                 .map_err(|err| format!("cannot read {}: {err}", path.display()))?;
             let mut transcript = Transcript::parse(&path, &text).map_err(|err| err.to_string())?;
             // `stretch/NAME`: named by its path under the chapter's folder.
             transcript.name = scenario.clone();
+            let mut alone = Shown::default();
+            let seen = match page {
+                Some(page) => shown.entry(page).or_default(),
+                None => &mut alone,
+            };
             files.push((
                 view_path(&chapter, &scenario),
-                render(&chapter, &transcript, &text),
+                render_on_page(&chapter, &transcript, &text, seen),
             ));
         }
     }
     Ok(files)
+}
+
+/// The large frames a page has shown so far, by their JSON without the
+/// `id` (`tools/list`'s result is the same result whatever the request's
+/// id): where each was first, as `(scenario, frame number)`.
+#[derive(Default)]
+pub struct Shown {
+    frames: BTreeMap<String, (String, usize, Option<Value>)>,
+}
+
+/// A frame this long (pretty-printed lines) is shown once per page; again,
+/// it is named and folded.
+const REPEAT_LINES: usize = 8;
+
+/// A view with this many steps shows the first [`RUN_HEAD`] and folds the
+/// rest, so a long run does not push the page's prose screens apart.
+const LONG_RUN: usize = 16;
+const RUN_HEAD: usize = 10;
+
+/// The key under which a frame counts as already shown.
+fn repeat_key(value: &Value) -> String {
+    let mut value = value.clone();
+    if let Value::Object(map) = &mut value {
+        map.remove("id");
+    }
+    value.to_string()
 }
 
 /// The lane of the program that talks to servers: a server's tests play
@@ -906,6 +963,16 @@ fn caption(chapter: &Chapter, transcript: &Transcript, raw: &str) -> String {
 
 /// The view of one transcript, as Markdown for mdBook.
 pub fn render(chapter: &Chapter, transcript: &Transcript, raw: &str) -> String {
+    render_on_page(chapter, transcript, raw, &mut Shown::default())
+}
+
+/// The view, on a page that has already shown the frames in `shown`.
+pub fn render_on_page(
+    chapter: &Chapter,
+    transcript: &Transcript,
+    raw: &str,
+    shown: &mut Shown,
+) -> String {
     let steps = steps(transcript, raw);
     let mut out = String::new();
     let _ = writeln!(
@@ -941,7 +1008,16 @@ pub fn render(chapter: &Chapter, transcript: &Transcript, raw: &str) -> String {
         0
     };
     let mut previous_request: Option<Value> = None;
+    let folded_run = steps.len() >= LONG_RUN && handshake < RUN_HEAD;
     for step in &steps {
+        if folded_run && step.number == RUN_HEAD + 1 {
+            let _ = writeln!(
+                out,
+                "<details>\n<summary>Frames {} to {}: the rest of the run</summary>\n",
+                step.number,
+                steps.len()
+            );
+        }
         if handshake >= 2 && step.number == 1 {
             let _ = writeln!(
                 out,
@@ -964,7 +1040,43 @@ pub fn render(chapter: &Chapter, transcript: &Transcript, raw: &str) -> String {
                 model_request(&mut out, &text, &value, previous_request.as_ref());
                 previous_request = Some(value);
             }
-            Some((text, _)) => fence(&mut out, "json", &pretty_json(&text)),
+            Some((text, value)) => {
+                let pretty = pretty_json(&text);
+                let key = repeat_key(&value);
+                let here = (
+                    transcript.name.clone(),
+                    step.number,
+                    value.get("id").cloned(),
+                );
+                let big = pretty.lines().count() >= REPEAT_LINES;
+                match shown.frames.get(&key).filter(|_| big) {
+                    Some((scenario, number, id)) => {
+                        let whose = if *scenario == transcript.name {
+                            String::new()
+                        } else {
+                            format!(" of <code>{}/{scenario}</code>", chapter.id())
+                        };
+                        let _ = writeln!(
+                            out,
+                            "<details>\n<summary>The same frame as frame {number}{whose} above\
+                             {}</summary>\n",
+                            if value.get("id") != id.as_ref() {
+                                ", the id aside"
+                            } else {
+                                ""
+                            }
+                        );
+                        fence(&mut out, "json", &pretty);
+                        out += "</details>\n\n";
+                    }
+                    None => {
+                        if big {
+                            shown.frames.entry(key).or_insert(here);
+                        }
+                        fence(&mut out, "json", &pretty);
+                    }
+                }
+            }
             None if is_exact_bytes(raw, first) => {
                 fence(&mut out, "text", &bytes_block(&written(raw, first)))
             }
@@ -980,6 +1092,9 @@ pub fn render(chapter: &Chapter, transcript: &Transcript, raw: &str) -> String {
         if handshake >= 2 && step.number == handshake {
             out += "</details>\n\n";
         }
+    }
+    if folded_run {
+        out += "</details>\n\n";
     }
     let _ = writeln!(
         out,
@@ -1151,6 +1266,40 @@ fn is_single_string(line: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_large_frame_shown_before_on_the_page_is_named_and_folded() {
+        let list = r#"{"jsonrpc":"2.0","id":ID,"result":{"tools":[{"name":"add","description":"Adds.","inputSchema":{"type":"object","properties":{"a":{"type":"number"},"b":{"type":"number"}}}}]}}"#;
+        let raw = |id: &str, name: &str| {
+            let reply = list.replace("ID", id);
+            let request = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/list"}}"#);
+            let mut t = Transcript::parse(
+                std::path::Path::new("t.wire"),
+                &format!("-> {request}\n<- {reply}\n"),
+            )
+            .unwrap();
+            t.name = name.to_string();
+            (t, format!("-> {request}\n<- {reply}\n"))
+        };
+        let chapter = Chapter {
+            number: 3,
+            dir: "03-x".to_string(),
+        };
+        let mut shown = Shown::default();
+        let (first, text) = raw("2", "first");
+        let view = render_on_page(&chapter, &first, &text, &mut shown);
+        assert!(!view.contains("The same frame"), "{view}");
+        let (second, text) = raw("5", "second");
+        let view = render_on_page(&chapter, &second, &text, &mut shown);
+        assert!(
+            view.contains(
+                "<summary>The same frame as frame 2 of <code>ch03/first</code> above, the id aside"
+            ),
+            "{view}"
+        );
+        // On a page of its own, it is shown in full.
+        assert!(!render(&chapter, &second, &text).contains("The same frame"));
+    }
 
     #[test]
     fn pretty_json_keeps_order_and_numbers() {
