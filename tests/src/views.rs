@@ -143,8 +143,8 @@ const REPEAT_LINES: usize = 8;
 
 /// A view with this many steps shows the first [`RUN_HEAD`] and folds the
 /// rest, so a long run does not push the page's prose screens apart.
-const LONG_RUN: usize = 16;
-const RUN_HEAD: usize = 10;
+const LONG_RUN: usize = 12;
+const RUN_HEAD: usize = 8;
 
 /// The key under which a frame counts as already shown.
 fn repeat_key(value: &Value) -> String {
