@@ -232,7 +232,8 @@ pub fn sequence(chapter: &Chapter, transcript: &Transcript, raw: &str) -> String
     }
     let width =
         xs.last().copied().unwrap_or(0.0) + header(lanes.last().expect("a lane")) / 2.0 + MARGIN;
-    let width = width.max(MARGIN * 2.0 + legend_width(&legend_items(&steps, true)));
+    let width =
+        width.max(MARGIN * 2.0 + legend_width(&legend_items(&steps, true, &transcript.runner)));
     let bottom = TOP + ROW * (rows.len() as f64 + 0.5);
     let height = bottom + 48.0;
 
@@ -348,7 +349,11 @@ pub fn sequence(chapter: &Chapter, transcript: &Transcript, raw: &str) -> String
         );
     }
 
-    legend(&mut out, height - 18.0, &legend_items(&steps, bars > 0));
+    legend(
+        &mut out,
+        height - 18.0,
+        &legend_items(&steps, bars > 0, &transcript.runner),
+    );
     out += "</svg>\n";
     out
 }
@@ -605,14 +610,21 @@ fn clip(text: &str, max: usize) -> String {
 }
 
 /// What the legend explains: only the styles a diagram uses.
-fn legend_items(steps: &[Step], bars: bool) -> Vec<(Style, &'static str)> {
+fn legend_items(steps: &[Step], bars: bool, runner: &str) -> Vec<(Style, &'static str)> {
     let mut items = Vec::new();
+    // Over HTTP the lines that are not JSON-RPC are the request and status
+    // lines and their headers.
+    let other = if runner == "http" {
+        "HTTP lines"
+    } else {
+        "not JSON-RPC"
+    };
     for (style, name) in [
         (Style::Request, "request"),
         (Style::Reply, "reply"),
         (Style::Notification, "notification"),
         (Style::Error, "error"),
-        (Style::Other, "not JSON-RPC"),
+        (Style::Other, other),
     ] {
         if steps.iter().any(|step| step.style == style) {
             items.push((style, name));
