@@ -52,26 +52,67 @@ pub fn heading_ids(page: &str) -> Vec<String> {
     ids
 }
 
-/// A chapter's pages, in reading order: its page (`04-resources.md`), then
-/// the sub-pages nested under it in `SUMMARY.md`, as names under book/src.
+/// A chapter's pages: its page (`04-resources.md`, the one with the
+/// Exercise, the questions and the recap) first, then the other pages of its
+/// entry in `SUMMARY.md` in reading order, as names under book/src. The
+/// entry is the top-level line naming the page, or the top-level line above
+/// the nested line naming it: chapter 4 opens with `04-resources-tour.md`
+/// and ends with its page, so the exercise comes after the pages that
+/// teach it.
 pub fn chapter_pages(chapter: &Chapter) -> Vec<String> {
     let main = format!("{}.md", chapter.dir);
     let summary =
         fs::read_to_string(crate::course::root().join("book/src/SUMMARY.md")).unwrap_or_default();
-    let mut pages = vec![main.clone()];
-    let mut lines = summary.lines();
-    let link = format!("]({main})");
-    let Some(entry) = lines.by_ref().find(|line| line.trim_end().ends_with(&link)) else {
-        return pages;
-    };
     let indent = |line: &str| line.len() - line.trim_start().len();
-    let depth = indent(entry);
-    for line in lines.take_while(|line| indent(line) > depth && !line.trim().is_empty()) {
-        if let Some((_, target)) = line.trim_end().rsplit_once("](") {
-            pages.push(target.trim_end_matches(')').to_string());
+    let target = |line: &str| {
+        let (_, target) = line.trim_end().rsplit_once("](")?;
+        Some(target.trim_end_matches(')').to_string())
+    };
+    let lines: Vec<&str> = summary.lines().collect();
+    let link = format!("]({main})");
+    let Some(at) = lines
+        .iter()
+        .position(|line| line.trim_end().ends_with(&link))
+    else {
+        return vec![main];
+    };
+    let start = (0..=at)
+        .rev()
+        .find(|&index| indent(lines[index]) == 0 || lines[index].trim().is_empty())
+        .filter(|&index| !lines[index].trim().is_empty())
+        .unwrap_or(at);
+    let depth = indent(lines[start]);
+    let group = std::iter::once(lines[start]).chain(
+        lines[start + 1..]
+            .iter()
+            .copied()
+            .take_while(|line| indent(line) > depth && !line.trim().is_empty()),
+    );
+    let mut pages = vec![main.clone()];
+    pages.extend(group.filter_map(target).filter(|page| *page != main));
+    pages
+}
+
+/// The page a reader opens a chapter on: the first of its entry in
+/// `SUMMARY.md` (`04-resources-tour.md`), which is usually its page.
+pub fn first_page(chapter: &Chapter) -> String {
+    let main = format!("{}.md", chapter.dir);
+    let summary =
+        fs::read_to_string(crate::course::root().join("book/src/SUMMARY.md")).unwrap_or_default();
+    let link = format!("]({main})");
+    let mut entry = None;
+    for line in summary.lines() {
+        if line.starts_with("- [") {
+            entry = line
+                .trim_end()
+                .rsplit_once("](")
+                .map(|(_, t)| t.trim_end_matches(')'));
+        }
+        if line.trim_end().ends_with(&link) {
+            return entry.unwrap_or(&main).to_string();
         }
     }
-    pages
+    main
 }
 
 /// `01-echo.md#one-line-in-one-line-out`: the section that teaches the code
@@ -155,6 +196,94 @@ pub fn why_line(reference: &str) -> String {
     }
 }
 
+/// What a reader could not copy into a terminal from a built page: an en
+/// dash where a flag's `--` was meant (`–notes-dir`), and a curly quote
+/// used as code punctuation inside `<code>` (`#[cfg(feature = “stretch”)]`,
+/// `{“sum”: 5}`). mdBook's smart punctuation makes both, so `book.toml`
+/// turns it off; `cargo xtask book-check` runs this over `book/build`. A
+/// curly quote that is data inside a string (a prompt argument that says
+/// `showed “Fehler”`) is text, not punctuation, and passes.
+pub fn uncopyable(html: &str) -> Vec<String> {
+    let mut problems = Vec::new();
+    let text = strip_tags(html);
+    let chars: Vec<char> = text.chars().collect();
+    for (at, pair) in chars.windows(2).enumerate() {
+        let before = at.checked_sub(1).map(|i| chars[i]);
+        let flag_start = before.is_none_or(|c| c.is_whitespace() || "([\"'`".contains(c));
+        if pair[0] == '–' && pair[1].is_ascii_alphabetic() && flag_start {
+            problems.push(format!("an en dash before a flag: {}", around(&chars, at)));
+        }
+    }
+    // Code written in prose, outside `<code>`: a quote that opens or closes
+    // a JSON object or an attribute value (`{“sum”: 5}`, `feature = “x”`).
+    for (at, _) in text.match_indices(['“', '”']) {
+        let before = &text[..at];
+        let after = &text[at + '“'.len_utf8()..];
+        let value = after
+            .strip_prefix(':')
+            .map(str::trim_start)
+            .is_some_and(|value| {
+                value.starts_with(['“', '"', '{', '[', '-'])
+                    || value.starts_with(|c: char| c.is_ascii_digit())
+                    || ["null", "true", "false"]
+                        .iter()
+                        .any(|word| value.starts_with(word))
+            });
+        let opens = before.ends_with(['{', '[', '=']) || before.ends_with("= ");
+        let closes = after.starts_with(['}', ']']) || (text[at..].starts_with('”') && value);
+        if opens || closes {
+            let at = text[..at].chars().count();
+            problems.push(format!(
+                "a curly quote in code-like text: {}",
+                around(&chars, at)
+            ));
+        }
+    }
+    for code in html.split("<code").skip(1) {
+        let code = code.split_once('>').map_or("", |(_, rest)| rest);
+        let code = code.split("</code>").next().unwrap_or_default();
+        let chars: Vec<char> = strip_tags(code).chars().collect();
+        for (at, &c) in chars.iter().enumerate() {
+            if !"“”‘’".contains(c) {
+                continue;
+            }
+            let punctuation = |c: Option<&char>| c.is_none_or(|c| "{}[]()=:,;".contains(*c));
+            let before = at.checked_sub(1).and_then(|i| chars.get(i));
+            if punctuation(before) || punctuation(chars.get(at + 1)) {
+                problems.push(format!("a curly quote in code: {}", around(&chars, at)));
+            }
+        }
+    }
+    problems
+}
+
+/// The text of some HTML: tags dropped, the entities mdBook writes decoded.
+fn strip_tags(html: &str) -> String {
+    let mut text = String::new();
+    let mut in_tag = false;
+    for c in html.chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' if in_tag => in_tag = false,
+            c if !in_tag => text.push(c),
+            _ => {}
+        }
+    }
+    text.replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&amp;", "&")
+}
+
+/// Up to 30 characters either side of `at`, on one line, for a report.
+fn around(chars: &[char], at: usize) -> String {
+    let start = at.saturating_sub(30);
+    let end = (at + 30).min(chars.len());
+    let text: String = chars[start..end].iter().collect();
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -173,5 +302,23 @@ mod tests {
         let lines = sections(page);
         assert_eq!(lines[6].0.as_deref(), Some("first-one"));
         assert_eq!(heading_ids(page), ["title", "first-one"]);
+    }
+
+    #[test]
+    fn finds_text_a_reader_could_not_copy() {
+        // What smart punctuation made of chapter 4's flag and chapter 3's stretch.
+        let dashed = "<p>With –notes-dir, the files of the folder</p>";
+        assert_eq!(uncopyable(dashed).len(), 1, "{:?}", uncopyable(dashed));
+        let curly = "<p><code>#[cfg(feature = “stretch”)]</code></p>";
+        assert!(!uncopyable(curly).is_empty());
+        let json = "<pre><code class=\"language-json\">{“sum”: 5}</code></pre>";
+        assert!(!uncopyable(json).is_empty());
+        let prose = "<p>the structured result {“sum”: …}, which writes “id”: null</p>";
+        assert_eq!(uncopyable(prose).len(), 2, "{:?}", uncopyable(prose));
+        // Ranges, prose quotes and a quote that is data in a string pass.
+        let fine = "<p>1–64 characters, “a skill”, “invalid arguments”: from the \
+                    <code>--notes-dir</code></p>\
+                    <pre><code>\"text\": \"the page showed “Fehler”\\nAsk\"</code></pre>";
+        assert!(uncopyable(fine).is_empty(), "{:?}", uncopyable(fine));
     }
 }

@@ -247,9 +247,14 @@ pub fn changes(chapter: &Chapter) -> Option<String> {
     files.dedup();
     let mut out = String::new();
     for file in files {
-        // Without the gap markers: the book shows no generator comments.
-        let old = without_course_metadata(&crate::exercises::solution_text(&previous, &file));
-        let new = without_course_metadata(&crate::exercises::solution_text(chapter, &file));
+        // Without the gap markers and the listings' `ANCHOR` lines: the book
+        // shows no generator comments.
+        let old = without_anchors(&without_course_metadata(&crate::exercises::solution_text(
+            &previous, &file,
+        )));
+        let new = without_anchors(&without_course_metadata(&crate::exercises::solution_text(
+            chapter, &file,
+        )));
         let old_name = format!("solutions/{}/{}", previous.dir, file.display());
         let new_name = format!("solutions/{}/{}", chapter.dir, file.display());
         if let Some(diff) = crate::textdiff::unified(&old_name, &new_name, &old, &new) {
@@ -257,6 +262,18 @@ pub fn changes(chapter: &Chapter) -> Option<String> {
         }
     }
     Some(out)
+}
+
+/// A file without the `// ANCHOR: name` and `// ANCHOR_END: name` lines
+/// that mark the regions the book's listings include.
+fn without_anchors(text: &str) -> String {
+    text.lines()
+        .filter(|line| {
+            let line = line.trim_start();
+            !(line.starts_with("// ANCHOR: ") || line.starts_with("// ANCHOR_END: "))
+        })
+        .map(|line| format!("{line}\n"))
+        .collect()
 }
 
 /// A manifest without its `[package.metadata.course]` table and the comment

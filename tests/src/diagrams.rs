@@ -128,11 +128,18 @@ fn lane_order(steps: &[Step]) -> Vec<String> {
     lanes
 }
 
+/// The narrowest a picture is drawn: three quarters of its size, so its
+/// 12 px labels never shrink below 9 px. A narrower screen scrolls the
+/// figure sideways (`figure.wire-diagram` in wire.css) instead of shrinking
+/// the text out of reach.
+const MIN_SCALE: f64 = 0.75;
+
 fn svg_open(out: &mut String, width: f64, height: f64, title: &str) {
+    let min_width = width * MIN_SCALE;
     let _ = writeln!(
         out,
         "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {width:.0} {height:.0}\" \
-         width=\"{width:.0}\" style=\"max-width:100%;height:auto\" role=\"img\" \
+         width=\"{width:.0}\" style=\"max-width:100%;min-width:{min_width:.0}px;height:auto\" role=\"img\" \
          aria-label=\"{0}\" font-family=\"ui-monospace, SFMono-Regular, Menlo, Consolas, monospace\" \
          font-size=\"{FONT}\" fill=\"currentColor\" stroke=\"currentColor\">\n<title>{0}</title>",
         escape(title)
@@ -171,25 +178,52 @@ fn arrowhead(out: &mut String, x: f64, y: f64, dir: f64, open: bool, color: &str
 
 /// A transcript as a sequence diagram.
 pub fn sequence(chapter: &Chapter, transcript: &Transcript, raw: &str) -> String {
-    let steps: Vec<Step> = views::steps(transcript, raw)
-        .into_iter()
-        .filter(|step| step.to != "stdout" && step.from != step.to)
+    let rows = rows(transcript, raw);
+    let steps: Vec<Step> = rows
+        .iter()
+        .filter_map(|row| match row {
+            Row::Step(step) => Some(step.clone()),
+            Row::Note(..) => None,
+        })
         .collect();
     let lanes = lane_order(&steps);
     let index = |lane: &str| lanes.iter().position(|l| l == lane).unwrap_or(0);
-    let label = |step: &Step| format!("{}  {}", step.number, step.short);
+    let label = |step: &Step| format!("{}  {}", number_text(step), step.short);
 
-    // Each gap between neighbouring lanes is wide enough for the labels it
-    // holds: an arrow's label sits in the leftmost gap it crosses, so that
-    // no lane line runs through it.
+    // Each gap between neighbouring lanes is wide enough for its lanes'
+    // names; an arrow's label sits over the middle of the arrow.
     let header = |lane: &str| width_of(lane) + 24.0;
     let mut gaps = vec![150.0_f64; lanes.len().saturating_sub(1)];
     for (gap, width) in gaps.iter_mut().enumerate() {
         *width = width.max((header(&lanes[gap]) + header(&lanes[gap + 1])) / 2.0 + 12.0);
     }
+    // An arrow between neighbours needs its label's width in its gap; a
+    // longer one, in the gaps it crosses together, its label drawn over the
+    // lanes between on a patch of the page's background.
     for step in &steps {
-        let low = index(&step.from).min(index(&step.to));
-        gaps[low] = gaps[low].max(width_of(&label(step)) + 48.0);
+        let (a, b) = (index(&step.from), index(&step.to));
+        if a.abs_diff(b) == 1 {
+            let low = a.min(b);
+            gaps[low] = gaps[low].max(width_of(&label(step)) + 48.0);
+        }
+    }
+    for step in &steps {
+        let (a, b) = (index(&step.from), index(&step.to));
+        let crossed = a.min(b)..a.max(b);
+        let have: f64 = gaps[crossed.clone()].iter().sum();
+        let need = width_of(&label(step)) + 48.0;
+        if crossed.len() > 1 && have < need {
+            let more = (need - have) / crossed.len() as f64;
+            gaps[crossed].iter_mut().for_each(|gap| *gap += more);
+        }
+    }
+    for row in &rows {
+        if let Row::Note(lane, note) = row {
+            let gap = index(lane).min(gaps.len().saturating_sub(1));
+            if let Some(gap) = gaps.get_mut(gap) {
+                *gap = gap.max(width_of(note) + 24.0);
+            }
+        }
     }
     let mut xs = vec![MARGIN + header(&lanes[0]) / 2.0];
     for gap in &gaps {
@@ -198,8 +232,9 @@ pub fn sequence(chapter: &Chapter, transcript: &Transcript, raw: &str) -> String
     }
     let width =
         xs.last().copied().unwrap_or(0.0) + header(lanes.last().expect("a lane")) / 2.0 + MARGIN;
-    let width = width.max(MARGIN * 2.0 + legend_width(&legend_items(&steps, true)));
-    let bottom = TOP + ROW * (steps.len() as f64 + 0.5);
+    let width =
+        width.max(MARGIN * 2.0 + legend_width(&legend_items(&steps, true, &transcript.runner)));
+    let bottom = TOP + ROW * (rows.len() as f64 + 0.5);
     let height = bottom + 48.0;
 
     let title = format!(
@@ -237,17 +272,20 @@ pub fn sequence(chapter: &Chapter, transcript: &Transcript, raw: &str) -> String
 
     // Bars: from a request to the step that answers or cancels it.
     let row_y = |row: usize| TOP + ROW * (row as f64 + 1.0) - 8.0;
+    let step_at = |row: usize| match &rows[row] {
+        Row::Step(step) => Some(step),
+        Row::Note(..) => None,
+    };
     let mut open_bars: Vec<(f64, usize)> = Vec::new();
     let mut bars = 0;
-    for (row, step) in steps.iter().enumerate() {
+    for row in 0..rows.len() {
+        let Some(step) = step_at(row) else { continue };
         let Some(key) = &step.opens else { continue };
-        let Some(end) = steps[row + 1..]
-            .iter()
-            .position(|later| later.closes.as_ref() == Some(key))
+        let Some(end) = (row + 1..rows.len())
+            .find(|&later| step_at(later).is_some_and(|s| s.closes.as_ref() == Some(key)))
         else {
             continue;
         };
-        let end = row + 1 + end;
         open_bars.retain(|(_, until)| *until > row);
         let level = open_bars.len() as f64;
         open_bars.push((level, end));
@@ -262,55 +300,331 @@ pub fn sequence(chapter: &Chapter, transcript: &Transcript, raw: &str) -> String
         bars += 1;
     }
 
-    // Arrows, one row each.
-    for (row, step) in steps.iter().enumerate() {
+    // Arrows, one row each; a note is a line of italic text by its lane.
+    for (row, item) in rows.iter().enumerate() {
+        let y = row_y(row);
+        let step = match item {
+            Row::Step(step) => step,
+            Row::Note(lane, note) => {
+                text(
+                    &mut out,
+                    xs[index(lane)] + 10.0,
+                    y + 4.0,
+                    "start",
+                    " font-style=\"italic\" fill-opacity=\"0.75\"",
+                    note,
+                );
+                continue;
+            }
+        };
         let (x1, x2) = (xs[index(&step.from)], xs[index(&step.to)]);
         let dir = if x2 > x1 { 1.0 } else { -1.0 };
         let (x1, x2) = (x1 + dir * 5.0, x2 - dir * 5.0);
-        let y = row_y(row);
         arrow(&mut out, x1, x2, y, step.style);
         let fill = if step.style == Style::Error {
             format!(" fill=\"{ERROR_COLOR}\"")
         } else {
             String::new()
         };
+        let x = (x1 + x2) / 2.0;
+        if index(&step.from).abs_diff(index(&step.to)) > 1 {
+            // The lane lines it crosses pass behind the label, not through it.
+            let w = width_of(&label(step)) + 8.0;
+            let _ = writeln!(
+                out,
+                "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"{w:.1}\" height=\"15\" stroke=\"none\" \
+                 style=\"fill:var(--bg, #fff)\"/>",
+                x - w / 2.0,
+                y - 18.0
+            );
+        }
         let _ = writeln!(
             out,
             "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\" stroke=\"none\"{fill}>\
              <tspan font-weight=\"bold\">{}</tspan>  {}</text>",
-            label_x(x1, x2, &xs),
+            x,
             y - 6.0,
-            step.number,
+            number_text(step),
             escape(&step.short)
         );
     }
 
-    legend(&mut out, height - 18.0, &legend_items(&steps, bars > 0));
+    legend(
+        &mut out,
+        height - 18.0,
+        &legend_items(&steps, bars > 0, &transcript.runner),
+    );
     out += "</svg>\n";
     out
 }
 
-/// The middle of the leftmost gap between lanes that an arrow crosses.
-fn label_x(x1: f64, x2: f64, xs: &[f64]) -> f64 {
-    let left = x1.min(x2);
-    let right = xs
+/// One row of a diagram: an arrow, or a note beside a lane (what the host
+/// did between two arrows, or which part of the run follows).
+enum Row {
+    Step(Step),
+    Note(String, String),
+}
+
+/// A step's number as the frame view gives it; empty for an arrow drawn
+/// from the program's own output (a model turn it printed).
+fn number_text(step: &Step) -> String {
+    if step.number == 0 {
+        String::new()
+    } else {
+        step.number.to_string()
+    }
+}
+
+/// What a diagram's caption adds when its order is not the transcript's.
+pub fn caption_note(transcript: &Transcript) -> &'static str {
+    let channels: std::collections::BTreeSet<&str> = transcript
+        .frames
         .iter()
-        .copied()
-        .find(|x| *x > left + 6.0)
-        .unwrap_or(x1.max(x2))
-        .min(x1.max(x2));
-    (left + right) / 2.0
+        .filter_map(|frame| frame.channel.as_deref())
+        .collect();
+    let hooks = transcript
+        .frames
+        .iter()
+        .any(|frame| frame.direction == Direction::HarnessToHook);
+    let model = transcript
+        .frames
+        .iter()
+        .any(|frame| frame.direction == Direction::HostToModel);
+    match transcript.runner.as_str() {
+        "client" if channels.len() > 1 => {
+            " The transcript pins each server's frames in order, not how they \
+             interleave; the diagram draws what the client does: it connects to every \
+             server at once, then runs the commands in the order given."
+        }
+        "agent" if hooks && !model => {
+            " The model is a script, so its turns are drawn from what the harness \
+             prints (unnumbered), each hook where the output says it ran."
+        }
+        _ => "",
+    }
+}
+
+/// The rows of a transcript's diagram, in the order things happened. The
+/// transcript pins each channel's frames in order but not how channels
+/// interleave, so for a host two kinds of transcript are reordered from
+/// what they say themselves:
+/// - a client with several servers (`runner: client`) connects to all of
+///   them at once, then runs its commands one after another, in the order
+///   of its `# args:`;
+/// - a harness whose model is a script (chapter 10: hook frames, no model
+///   frames) prints each model turn and each hook it runs on stdout, in
+///   order: the model lane is drawn from those lines, each hook's frames
+///   where its line is.
+fn rows(transcript: &Transcript, raw: &str) -> Vec<Row> {
+    let all = views::steps(transcript, raw);
+    let steps: Vec<Step> = all
+        .iter()
+        .filter(|step| step.to != "stdout" && step.from != step.to)
+        .cloned()
+        .collect();
+    let hooks = steps.iter().any(|step| step.to == "hook");
+    let model = transcript
+        .frames
+        .iter()
+        .any(|frame| frame.direction == Direction::HostToModel);
+    let reordered = match transcript.runner.as_str() {
+        "client" => client_rows(transcript, &steps),
+        "agent" if hooks && !model => scripted_model_rows(transcript, &steps),
+        _ => None,
+    };
+    reordered.unwrap_or_else(|| steps.into_iter().map(Row::Step).collect())
+}
+
+/// Chapter 6's client with several servers: the connections (in parallel)
+/// first, then one exchange per command of `# args:`. `None` when there is
+/// one server, or a command has no exchange to match.
+fn client_rows(transcript: &Transcript, steps: &[Step]) -> Option<Vec<Row>> {
+    let servers: Vec<&String> = {
+        let mut lanes: Vec<&String> = steps
+            .iter()
+            .map(|step| {
+                if step.from == "client" {
+                    &step.to
+                } else {
+                    &step.from
+                }
+            })
+            .collect();
+        lanes.sort();
+        lanes.dedup();
+        lanes
+    };
+    if servers.len() < 2 {
+        return None;
+    }
+    // The commands, in order: the method each sends, and to which server.
+    let mut commands = Vec::new();
+    let args = &transcript.args;
+    for (at, arg) in args.iter().enumerate() {
+        let next = args.get(at + 1);
+        let command = match (arg.as_str(), next) {
+            ("call", Some(tool)) => tool
+                .split("__")
+                .nth(1)
+                .map(|server| ("tools/call", server.to_string())),
+            ("read", Some(server)) => Some(("resources/read", server.clone())),
+            ("prompt", Some(server)) => Some(("prompts/get", server.clone())),
+            _ => None,
+        };
+        commands.extend(command);
+    }
+    let mut used = vec![false; steps.len()];
+    let mut exchanges = Vec::new();
+    for (method, server) in &commands {
+        let lane = format!("server {server}");
+        let start = (0..steps.len()).find(|&at| {
+            !used[at] && steps[at].to == lane && steps[at].method.as_deref() == Some(method)
+        })?;
+        let key = steps[start].opens.clone();
+        let end = (start + 1..steps.len())
+            .find(|&at| key.is_some() && steps[at].closes == key)
+            .unwrap_or(start);
+        let mut exchange = Vec::new();
+        for (at, step) in steps.iter().enumerate().take(end + 1).skip(start) {
+            if !used[at] && (step.to == lane || step.from == lane) {
+                used[at] = true;
+                exchange.push(step.clone());
+            }
+        }
+        exchanges.push(exchange);
+    }
+    let mut rows = vec![Row::Note(
+        "client".to_string(),
+        "connecting to every server at once: these run side by side".to_string(),
+    )];
+    for (at, step) in steps.iter().enumerate() {
+        if !used[at] {
+            rows.push(Row::Step(step.clone()));
+        }
+    }
+    rows.push(Row::Note(
+        "client".to_string(),
+        "then the commands, one after another, in the order given".to_string(),
+    ));
+    rows.extend(exchanges.into_iter().flatten().map(Row::Step));
+    Some(rows)
+}
+
+/// A harness with a scripted model: the turns it prints (`turn 1: sending
+/// 1 messages, …`, `  stop_reason tool_use, …`) become the model lane, each
+/// `  hook …` line the hook's two frames, and a tool's outcome a note.
+fn scripted_model_rows(transcript: &Transcript, steps: &[Step]) -> Option<Vec<Row>> {
+    let own = steps.first().map(|step| step.from.clone())?;
+    let mut hooks = steps
+        .iter()
+        .filter(|step| step.to == "hook" || step.from == "hook");
+    let mut rows = Vec::new();
+    let mut turn = 0;
+    let blank = |from: &str, to: &str, short: String, style: Style| Step {
+        number: 0,
+        from: from.to_string(),
+        to: to.to_string(),
+        label: String::new(),
+        short,
+        style,
+        frames: Vec::new(),
+        opens: None,
+        closes: None,
+        method: None,
+    };
+    let mut model_said = None;
+    for frame in &transcript.frames {
+        if frame.direction != Direction::Stdout {
+            continue;
+        }
+        let line = String::from_utf8_lossy(&frame.bytes);
+        let line = line.trim_end();
+        let inner = line.trim_start();
+        if let Some(rest) = line.strip_prefix("turn ") {
+            turn += 1;
+            let messages = rest
+                .split_once(": sending ")
+                .and_then(|(_, rest)| rest.split(' ').next())
+                .unwrap_or("?");
+            let plural = if messages == "1" { "" } else { "s" };
+            let mut step = blank(
+                &own,
+                "model",
+                format!("turn {turn}: {messages} message{plural}"),
+                Style::Request,
+            );
+            step.opens = Some(format!("model/{turn}"));
+            rows.push(Row::Step(step));
+        } else if let Some(text) = inner.strip_prefix("model: ") {
+            model_said = Some(text.to_string());
+        } else if let Some(rest) = inner.strip_prefix("stop_reason ") {
+            let reason = rest.split(',').next().unwrap_or(rest);
+            let calls = rest.split(", ").nth(1).and_then(|n| n.split(' ').next());
+            let short = match (calls, model_said.take()) {
+                (_, Some(text)) => format!("{reason}  · “{}”", clip(&text, 22)),
+                (Some(calls), None) => {
+                    let plural = if calls == "1" { "" } else { "s" };
+                    format!("{reason}: {calls} tool call{plural}")
+                }
+                (None, None) => reason.to_string(),
+            };
+            let mut step = blank("model", &own, short, Style::Reply);
+            step.closes = Some(format!("model/{turn}"));
+            rows.push(Row::Step(step));
+        } else if inner.starts_with("hook ") {
+            rows.push(Row::Step(hooks.next()?.clone()));
+            rows.push(Row::Step(hooks.next()?.clone()));
+        } else if let Some(rest) = inner.strip_prefix("tool ") {
+            let tool = rest.split(' ').next().unwrap_or(rest);
+            rows.push(Row::Note(own.clone(), format!("runs {tool}")));
+        } else if let Some(rest) = inner.strip_prefix("error ") {
+            let tool = rest.split(' ').next().unwrap_or(rest);
+            let why = rest.split_once(" -> ").map_or(rest, |(_, why)| why);
+            let note = if why.contains("hook blocked") {
+                format!("{tool} not run: a hook blocked it")
+            } else {
+                format!(
+                    "{tool} failed: {}",
+                    clip(why.split(':').next().unwrap_or(why), 24)
+                )
+            };
+            rows.push(Row::Note(own.clone(), note));
+        }
+    }
+    // A hook the output does not mention: where it ran is unknown, so the
+    // transcript's order it is.
+    if hooks.next().is_some() {
+        return None;
+    }
+    Some(rows)
+}
+
+/// `abc…` when `text` is longer than `max` characters.
+fn clip(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        text.to_string()
+    } else {
+        let head: String = text.chars().take(max - 1).collect();
+        format!("{head}…")
+    }
 }
 
 /// What the legend explains: only the styles a diagram uses.
-fn legend_items(steps: &[Step], bars: bool) -> Vec<(Style, &'static str)> {
+fn legend_items(steps: &[Step], bars: bool, runner: &str) -> Vec<(Style, &'static str)> {
     let mut items = Vec::new();
+    // Over HTTP the lines that are not JSON-RPC are the request and status
+    // lines and their headers.
+    let other = if runner == "http" {
+        "HTTP lines"
+    } else {
+        "not JSON-RPC"
+    };
     for (style, name) in [
         (Style::Request, "request"),
         (Style::Reply, "reply"),
         (Style::Notification, "notification"),
         (Style::Error, "error"),
-        (Style::Other, "not JSON-RPC"),
+        (Style::Other, other),
     ] {
         if steps.iter().any(|step| step.style == style) {
             items.push((style, name));
@@ -582,5 +896,58 @@ mod tests {
         assert!(svg.contains(ERROR_COLOR));
         assert!(svg.contains("<tspan font-weight=\"bold\">3</tspan>  POST /v1/messages"));
         assert!(!svg.contains("stdout"));
+    }
+
+    fn svg_of(raw: &str) -> String {
+        let t = Transcript::parse(Path::new("t.wire"), raw).unwrap();
+        let chapter = Chapter {
+            number: 6,
+            dir: "06-x".to_string(),
+        };
+        sequence(&chapter, &t, raw)
+    }
+
+    #[test]
+    fn a_client_with_two_servers_is_drawn_connecting_then_in_command_order() {
+        // The transcript lists b's call first; the command line asks a's first.
+        let raw = "# runner: client\n\
+                   # args: --server a=x --server b=y call mcp__a__t {} call mcp__b__t {}\n\
+                   [a] -> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}\n\
+                   [a] <- {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"tools\":[]}}\n\
+                   [b] -> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}\n\
+                   [b] <- {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"tools\":[]}}\n\
+                   [b] -> {\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"t\"}}\n\
+                   [b] <- {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"content\":[]}}\n\
+                   [a] -> {\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"t\"}}\n\
+                   [a] <- {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"content\":[]}}\n";
+        let svg = svg_of(raw);
+        let at = |label: &str| svg.find(label).unwrap_or_else(|| panic!("{label}: {svg}"));
+        assert!(at("connecting to every server at once") < at(">1</tspan>"));
+        assert!(at(">4</tspan>") < at("then the commands"));
+        // a's call (frames 7 and 8) before b's (5 and 6).
+        assert!(at(">7</tspan>") < at(">5</tspan>"));
+    }
+
+    #[test]
+    fn a_scripted_model_gets_a_lane_and_hooks_show_event_and_exit() {
+        let raw = "# runner: agent\n\
+                   ~> {\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"rm -rf x\"}}\n\
+                   <~ {\"exit\":2,\"stdout\":\"\",\"stderr\":\"no\\n\"}\n\
+                   | turn 1: sending 1 messages, 10 bytes\n\
+                   |   stop_reason tool_use, 1 tool call(s)\n\
+                   |   hook PreToolUse x: exit 2: no\n\
+                   |   error Bash {} -> a PreToolUse hook blocked this call: no\n";
+        let svg = svg_of(raw);
+        for text in [
+            ">model</text>",
+            "turn 1: 1 message",
+            "tool_use: 1 tool call",
+            "PreToolUse Bash rm -rf x",
+            "exit 2 → block",
+            "Bash not run: a hook blocked it",
+        ] {
+            assert!(svg.contains(text), "{text}: {svg}");
+        }
+        assert!(!svg.contains("not a message"));
     }
 }

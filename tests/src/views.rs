@@ -78,24 +78,81 @@ pub fn views_dir() -> PathBuf {
 pub fn files() -> Result<Vec<(PathBuf, String)>, String> {
     let mut files = Vec::new();
     for chapter in Chapter::all() {
-        for scenario in chapter
+        let scenarios: Vec<String> = chapter
             .scenarios()
             .into_iter()
             .chain(chapter.stretch_scenarios())
-        {
+            .collect();
+        // The views a page includes, in the order it shows them, share what
+        // they have shown; a view on no page stands alone.
+        let mut order: Vec<(Option<String>, String)> = Vec::new();
+        for page in crate::book::chapter_pages(&chapter) {
+            let text =
+                fs::read_to_string(course::root().join("book/src").join(&page)).unwrap_or_default();
+            let prefix = format!("{{{{#include generated/views/{}/", chapter.id());
+            for line in text.lines() {
+                let Some(rest) = line.trim().strip_prefix(&prefix) else {
+                    continue;
+                };
+                let scenario = rest.trim_end_matches("}}").trim_end_matches(".md");
+                if scenarios.iter().any(|s| s == scenario)
+                    && !order.iter().any(|(_, s)| s == scenario)
+                {
+                    order.push((Some(page.clone()), scenario.to_string()));
+                }
+            }
+        }
+        for scenario in &scenarios {
+            if !order.iter().any(|(_, s)| s == scenario) {
+                order.push((None, scenario.clone()));
+            }
+        }
+        let mut shown: BTreeMap<String, Shown> = BTreeMap::new();
+        for (page, scenario) in order {
             let path = chapter.transcript_path(&scenario);
             let text = fs::read_to_string(&path)
                 .map_err(|err| format!("cannot read {}: {err}", path.display()))?;
             let mut transcript = Transcript::parse(&path, &text).map_err(|err| err.to_string())?;
             // `stretch/NAME`: named by its path under the chapter's folder.
             transcript.name = scenario.clone();
+            let mut alone = Shown::default();
+            let seen = match page {
+                Some(page) => shown.entry(page).or_default(),
+                None => &mut alone,
+            };
             files.push((
                 view_path(&chapter, &scenario),
-                render(&chapter, &transcript, &text),
+                render_on_page(&chapter, &transcript, &text, seen),
             ));
         }
     }
     Ok(files)
+}
+
+/// The large frames a page has shown so far, by their JSON without the
+/// `id` (`tools/list`'s result is the same result whatever the request's
+/// id): where each was first, as `(scenario, frame number)`.
+#[derive(Default)]
+pub struct Shown {
+    frames: BTreeMap<String, (String, usize, Option<Value>)>,
+}
+
+/// A frame this long (pretty-printed lines) is shown once per page; again,
+/// it is named and folded.
+const REPEAT_LINES: usize = 8;
+
+/// A view with this many steps shows the first [`RUN_HEAD`] and folds the
+/// rest, so a long run does not push the page's prose screens apart.
+const LONG_RUN: usize = 12;
+const RUN_HEAD: usize = 8;
+
+/// The key under which a frame counts as already shown.
+fn repeat_key(value: &Value) -> String {
+    let mut value = value.clone();
+    if let Value::Object(map) = &mut value {
+        map.remove("id");
+    }
+    value.to_string()
 }
 
 /// The lane of the program that talks to servers: a server's tests play
@@ -218,6 +275,8 @@ pub fn steps(transcript: &Transcript, raw: &str) -> Vec<Step> {
                     let turn = turns.get(&channel).copied().unwrap_or_default();
                     step.closes = Some(format!("model/{channel}/{turn}"));
                 }
+                Direction::HarnessToHook => describe_hook_input(&mut step, &value),
+                Direction::HookToHarness => describe_hook_answer(&mut step, &value),
                 _ => describe_message(&mut step, &value, &channel, &mut requests),
             }
         } else {
@@ -235,8 +294,18 @@ pub fn steps(transcript: &Transcript, raw: &str) -> Vec<Step> {
                 {
                     last.frames.push(index);
                     let lines = last.frames.len();
-                    last.label = text_label(frame.direction, lines);
-                    last.short = format!("{lines} lines of text");
+                    let first = written(raw, &transcript.frames[last.frames[0]]);
+                    if transcript.runner == "http" && !first.is_empty() {
+                        // A request line or a status line, then its headers:
+                        // what HTTP says is the first line.
+                        let headers = lines - 1;
+                        let plural = if headers == 1 { "" } else { "s" };
+                        last.label = format!("`{first}` and {headers} more line{plural} of HTTP");
+                        last.short = clip(&first, 30);
+                    } else {
+                        last.label = text_label(frame.direction, lines);
+                        last.short = format!("{lines} lines of text");
+                    }
                     continue;
                 }
             }
@@ -264,6 +333,10 @@ pub fn steps(transcript: &Transcript, raw: &str) -> Vec<Step> {
                 };
                 step.short = if text.is_empty() {
                     "an empty line".to_string()
+                } else if transcript.runner == "http" {
+                    // `202 Accepted`, alone: a status line needs no quotes.
+                    step.label = format!("`{text}`, a line of HTTP");
+                    clip(&text, 30)
                 } else {
                     format!("“{}”", clip(&text, 24))
                 };
@@ -272,6 +345,66 @@ pub fn steps(transcript: &Transcript, raw: &str) -> Vec<Step> {
         steps.push(step);
     }
     steps
+}
+
+/// What the harness hands a hook on stdin: the event, and for a tool event
+/// the tool and what it was asked (`PreToolUse Bash rm -rf "$PWD"`).
+fn describe_hook_input(step: &mut Step, value: &Value) {
+    let event = value["hook_event_name"].as_str().unwrap_or("a hook event");
+    let tool = value["tool_name"].as_str();
+    let asked = value
+        .pointer("/tool_input/command")
+        .or_else(|| value.get("prompt"))
+        .and_then(Value::as_str);
+    step.style = Style::Request;
+    step.label = match (tool, asked) {
+        (Some(tool), Some(asked)) => format!("the hook's input: `{event}` for `{tool}` `{asked}`"),
+        (Some(tool), None) => format!("the hook's input: `{event}` for `{tool}`"),
+        (None, Some(asked)) => format!("the hook's input: `{event}`, `{asked}`"),
+        (None, None) => format!("the hook's input: `{event}`"),
+    };
+    let what = [Some(event), tool, asked].into_iter().flatten();
+    step.short = clip(&what.collect::<Vec<_>>().join(" "), 34);
+}
+
+/// How a hook answered: its exit status, and what that decides. Exit 2
+/// blocks; with another status the JSON on stdout, if any, decides.
+fn describe_hook_answer(step: &mut Step, value: &Value) {
+    let exit = value["exit"].as_i64().unwrap_or_default();
+    let stdout = value["stdout"].as_str().unwrap_or_default();
+    // `continue: false` stops the whole run, whatever else the JSON says.
+    let decision = serde_json::from_str::<Value>(stdout.trim())
+        .ok()
+        .and_then(|json| {
+            if json.get("continue") == Some(&Value::Bool(false)) {
+                return Some("stop".to_string());
+            }
+            json.get("decision")
+                .or_else(|| json.pointer("/hookSpecificOutput/permissionDecision"))
+                .and_then(Value::as_str)
+                .map(str::to_string)
+        });
+    let decides = match (exit, decision) {
+        (2, _) => "block".to_string(),
+        (_, Some(decision)) => decision,
+        (0, None) => "go on".to_string(),
+        (_, None) => "go on (a non-blocking error)".to_string(),
+    };
+    step.style = if exit == 2 {
+        Style::Error
+    } else {
+        Style::Reply
+    };
+    let stderr = value["stderr"].as_str().unwrap_or_default().trim();
+    step.label = if stderr.is_empty() {
+        format!("the hook exits with status {exit}: {decides}")
+    } else {
+        format!(
+            "the hook exits with status {exit}: {decides}, stderr {}",
+            code_span(stderr)
+        )
+    };
+    step.short = format!("exit {exit} → {decides}");
 }
 
 fn text_label(direction: Direction, lines: usize) -> String {
@@ -757,6 +890,10 @@ fn caption(chapter: &Chapter, transcript: &Transcript, raw: &str) -> String {
                         | "env"
                         | "stderr"
                         | "recorded"
+                        // How the runner schedules replies: a setting of
+                        // the test, not something the reader sees happen.
+                        | "together"
+                        | "pipelined"
                 )
             )
         })
@@ -787,7 +924,9 @@ fn caption(chapter: &Chapter, transcript: &Transcript, raw: &str) -> String {
         facts.push(format!("exits with status {}", transcript.exit));
     }
     for text in &transcript.stderr {
-        facts.push(format!("stderr says “{text}”"));
+        // In code, as the program prints it: a reader copies a flag or a
+        // path out of it.
+        facts.push(format!("stderr says {}", code_span(text)));
     }
     for recorded in &transcript.recorded {
         facts.push(format!(
@@ -824,6 +963,16 @@ fn caption(chapter: &Chapter, transcript: &Transcript, raw: &str) -> String {
 
 /// The view of one transcript, as Markdown for mdBook.
 pub fn render(chapter: &Chapter, transcript: &Transcript, raw: &str) -> String {
+    render_on_page(chapter, transcript, raw, &mut Shown::default())
+}
+
+/// The view, on a page that has already shown the frames in `shown`.
+pub fn render_on_page(
+    chapter: &Chapter,
+    transcript: &Transcript,
+    raw: &str,
+    shown: &mut Shown,
+) -> String {
     let steps = steps(transcript, raw);
     let mut out = String::new();
     let _ = writeln!(
@@ -839,7 +988,8 @@ pub fn render(chapter: &Chapter, transcript: &Transcript, raw: &str) -> String {
             out,
             "<figure class=\"wire-diagram\">\n{{{{#include ../../diagrams/{name}}}}}\n\
              <figcaption>The frames below as a sequence diagram: time runs down, and the \
-             numbers match.</figcaption>\n</figure>\n"
+             numbers match.{}</figcaption>\n</figure>\n",
+            diagrams::caption_note(transcript)
         );
     }
     // From chapter 3 on, the opening handshake is chapter 2's lesson:
@@ -858,7 +1008,16 @@ pub fn render(chapter: &Chapter, transcript: &Transcript, raw: &str) -> String {
         0
     };
     let mut previous_request: Option<Value> = None;
+    let folded_run = steps.len() >= LONG_RUN && handshake < RUN_HEAD;
     for step in &steps {
+        if folded_run && step.number == RUN_HEAD + 1 {
+            let _ = writeln!(
+                out,
+                "<details>\n<summary>Frames {} to {}: the rest of the run</summary>\n",
+                step.number,
+                steps.len()
+            );
+        }
         if handshake >= 2 && step.number == 1 {
             let _ = writeln!(
                 out,
@@ -881,7 +1040,43 @@ pub fn render(chapter: &Chapter, transcript: &Transcript, raw: &str) -> String {
                 model_request(&mut out, &text, &value, previous_request.as_ref());
                 previous_request = Some(value);
             }
-            Some((text, _)) => fence(&mut out, "json", &pretty_json(&text)),
+            Some((text, value)) => {
+                let pretty = pretty_json(&text);
+                let key = repeat_key(&value);
+                let here = (
+                    transcript.name.clone(),
+                    step.number,
+                    value.get("id").cloned(),
+                );
+                let big = pretty.lines().count() >= REPEAT_LINES;
+                match shown.frames.get(&key).filter(|_| big) {
+                    Some((scenario, number, id)) => {
+                        let whose = if *scenario == transcript.name {
+                            String::new()
+                        } else {
+                            format!(" of <code>{}/{scenario}</code>", chapter.id())
+                        };
+                        let _ = writeln!(
+                            out,
+                            "<details>\n<summary>The same frame as frame {number}{whose} above\
+                             {}</summary>\n",
+                            if value.get("id") != id.as_ref() {
+                                ", the id aside"
+                            } else {
+                                ""
+                            }
+                        );
+                        fence(&mut out, "json", &pretty);
+                        out += "</details>\n\n";
+                    }
+                    None => {
+                        if big {
+                            shown.frames.entry(key).or_insert(here);
+                        }
+                        fence(&mut out, "json", &pretty);
+                    }
+                }
+            }
             None if is_exact_bytes(raw, first) => {
                 fence(&mut out, "text", &bytes_block(&written(raw, first)))
             }
@@ -898,6 +1093,9 @@ pub fn render(chapter: &Chapter, transcript: &Transcript, raw: &str) -> String {
             out += "</details>\n\n";
         }
     }
+    if folded_run {
+        out += "</details>\n\n";
+    }
     let _ = writeln!(
         out,
         "<details>\n<summary>The raw transcript, as the tests read it: \
@@ -909,6 +1107,23 @@ pub fn render(chapter: &Chapter, transcript: &Transcript, raw: &str) -> String {
         "../".repeat(5 + transcript.name.matches('/').count())
     );
     out
+}
+
+/// `text` as a Markdown code span: fenced by one backtick more than the
+/// longest run inside it, padded when it starts or ends with one.
+fn code_span(text: &str) -> String {
+    let longest = text
+        .split(|c| c != '`')
+        .map(str::len)
+        .max()
+        .unwrap_or_default();
+    let fence = "`".repeat(longest + 1);
+    let pad = if text.starts_with('`') || text.ends_with('`') {
+        " "
+    } else {
+        ""
+    };
+    format!("{fence}{pad}{text}{pad}{fence}")
 }
 
 /// A lane's name in a label: `server add` becomes “server `add`”.
@@ -1051,6 +1266,40 @@ fn is_single_string(line: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_large_frame_shown_before_on_the_page_is_named_and_folded() {
+        let list = r#"{"jsonrpc":"2.0","id":ID,"result":{"tools":[{"name":"add","description":"Adds.","inputSchema":{"type":"object","properties":{"a":{"type":"number"},"b":{"type":"number"}}}}]}}"#;
+        let raw = |id: &str, name: &str| {
+            let reply = list.replace("ID", id);
+            let request = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/list"}}"#);
+            let mut t = Transcript::parse(
+                std::path::Path::new("t.wire"),
+                &format!("-> {request}\n<- {reply}\n"),
+            )
+            .unwrap();
+            t.name = name.to_string();
+            (t, format!("-> {request}\n<- {reply}\n"))
+        };
+        let chapter = Chapter {
+            number: 3,
+            dir: "03-x".to_string(),
+        };
+        let mut shown = Shown::default();
+        let (first, text) = raw("2", "first");
+        let view = render_on_page(&chapter, &first, &text, &mut shown);
+        assert!(!view.contains("The same frame"), "{view}");
+        let (second, text) = raw("5", "second");
+        let view = render_on_page(&chapter, &second, &text, &mut shown);
+        assert!(
+            view.contains(
+                "<summary>The same frame as frame 2 of <code>ch03/first</code> above, the id aside"
+            ),
+            "{view}"
+        );
+        // On a page of its own, it is shown in full.
+        assert!(!render(&chapter, &second, &text).contains("The same frame"));
+    }
 
     #[test]
     fn pretty_json_keeps_order_and_numbers() {

@@ -244,3 +244,50 @@ fn a_changed_file_missing_from_the_table_is_found() {
     let list = "Chapter 06 starts a new crate.\n\n  solutions/06-client/src/host.rs  (251 lines)\n";
     assert_eq!(changed_files(list), ["src/host.rs"]);
 }
+
+/// The appendices are lettered, A, B, C… in `SUMMARY.md` order, and sit
+/// outside mdBook's numbering (unnumbered entries after the chapters), so a
+/// new chapter never renumbers them; each page's title carries its letter.
+#[test]
+fn the_appendices_are_lettered_after_every_chapter() {
+    let summary = fs::read_to_string(course::root().join("book/src/SUMMARY.md")).unwrap();
+    let lines: Vec<&str> = summary.lines().collect();
+    let mut problems = Vec::new();
+    let appendices: Vec<(usize, &str)> = lines
+        .iter()
+        .enumerate()
+        .filter(|(_, line)| line.contains("](appendix-"))
+        .map(|(at, line)| (at, *line))
+        .collect();
+    assert!(!appendices.is_empty(), "SUMMARY.md names no appendix");
+    let last_chapter = lines
+        .iter()
+        .rposition(|line| line.trim_start().starts_with("- ["))
+        .unwrap_or_default();
+    for (index, (at, line)) in appendices.iter().enumerate() {
+        let letter = char::from(b'A' + index as u8);
+        let title = format!("[Appendix {letter}. ");
+        if !line.starts_with(&title) {
+            problems.push(format!(
+                "SUMMARY.md:{}: `{line}` should start `{title}` (unnumbered: no `- `)",
+                at + 1
+            ));
+        }
+        if *at < last_chapter {
+            problems.push(format!(
+                "SUMMARY.md:{}: an appendix before a numbered chapter",
+                at + 1
+            ));
+        }
+        let page = line
+            .rsplit_once("](")
+            .map(|(_, page)| page.trim_end_matches(')'));
+        let text = fs::read_to_string(course::root().join("book/src").join(page.unwrap_or("")))
+            .unwrap_or_default();
+        let heading = format!("# Appendix {letter}. ");
+        if !text.starts_with(&heading) {
+            problems.push(format!("{page:?}: its title should start `{heading}`"));
+        }
+    }
+    assert!(problems.is_empty(), "\n{}", problems.join("\n"));
+}

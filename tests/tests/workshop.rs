@@ -90,7 +90,8 @@ fn every_chapter_ends_with_questions_notes_and_a_recap() {
             problems.push(format!("{page}: the recap is empty"));
         }
         if let Some(next) = chapters.get(index + 1) {
-            let link = format!("({})", page_name(next));
+            // The page the next chapter opens on (chapter 4 opens on a tour).
+            let link = format!("({})", wire_tests::book::first_page(next));
             if !recap.contains(&link) {
                 problems.push(format!("{page}: the recap does not link to {link}"));
             }
