@@ -12,9 +12,8 @@ use crate::state::State;
 
 // ANCHOR: list
 pub fn list() -> Value {
-    let mut tools = vec![add_definition(), search_definition()];
-    tools.extend(drafts::definitions());
-    json!({ "tools": tools })
+    let [start, append, read] = drafts::definitions();
+    json!({ "tools": [add_definition(), search_definition(), start, append, read] })
 }
 
 /// What the model reads to decide whether and how to call `add`.

@@ -1,16 +1,16 @@
-//! Conformance fixtures, served only with `--conformance-fixtures`.
+//! The conformance fixtures.
 //!
 //! The official conformance suite (`@modelcontextprotocol/conformance`)
 //! calls tools, resources and prompts by fixed names (`test_simple_text`,
 //! `test://static-text`, `test_simple_prompt`, …) and checks what comes
-//! back. None of them is part of the notes server: with the flag, the
-//! server offers these instead, so the suite judges the transport and the
-//! protocol around the same code. Nothing here is meant for a real client.
+//! back. None of them is part of the notes server: this binary offers these
+//! instead, so the suite judges chapter 12's transport and chapter 11's
+//! protocol around them. Nothing here is meant for a real client.
 
 use serde_json::{Value, json};
 
-use crate::folder;
-use crate::jsonrpc::RpcError;
+use wire_server::folder;
+use wire_server::jsonrpc::RpcError;
 
 /// A 1×1 transparent PNG: the smallest real image the suite can check.
 const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";

@@ -1,6 +1,7 @@
 //! The state folder: where drafts live between calls. Every instance started
 //! with the same `--state DIR` reads and writes the same files, so any of
-//! them can serve the next call; none keeps anything in memory.
+//! them can serve the next call; none keeps anything in memory. Chapter 11
+//! uses it as given: its lesson is the handle, not the file safety here.
 
 use std::fs::{self, File};
 use std::io::{self, Write};
