@@ -16,9 +16,6 @@ use crate::draft_tools::{Failure, answer, only, text, tool_result};
 use crate::jsonrpc::RpcError;
 use crate::state::State;
 
-/// The tools' schemas, given with the chapter (`draft_tools.rs`).
-pub use crate::draft_tools::definitions;
-
 // ANCHOR: draft
 /// One draft, as its file in the state folder holds it.
 #[derive(Serialize, Deserialize)]

@@ -7,13 +7,13 @@
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use crate::drafts;
 use crate::jsonrpc::RpcError;
 use crate::resources::Notes;
 use crate::state::State;
+use crate::{draft_tools, drafts};
 
 pub fn list() -> Value {
-    let [start, append, read] = drafts::definitions();
+    let [start, append, read] = draft_tools::definitions(); // Their schemas are given.
     json!({ "tools": [add_definition(), search_definition(), start, append, read] })
 }
 
