@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Runs the official MCP conformance suite (installed by install.sh) against
-# an HTTP server binary, for both revisions it requires, and prints the
-# summary of each run. The server starts on a free loopback port with its
-# conformance fixtures (--conformance-fixtures) and stops at the end.
+# an HTTP server binary that serves the suite's fixtures, for both revisions
+# it requires, and prints the summary of each run. The server starts on a
+# free loopback port (--listen 127.0.0.1:0) and stops at the end. For the
+# course that binary is ch12-conformance (tests/conformance): chapter 12's
+# http.rs with the fixtures; run.sh 12 builds it.
 #
 # Usage: tests/peers/conformance.sh BINARY
 #
@@ -18,7 +20,7 @@ suite=$root/.peers/node/node_modules/@modelcontextprotocol/conformance/dist/inde
 
 log=$(mktemp)
 state=$(mktemp -d)
-"$bin" --listen 127.0.0.1:0 --conformance-fixtures --state "$state" 2>"$log" &
+"$bin" --listen 127.0.0.1:0 --state "$state" 2>"$log" &
 server=$!
 trap 'kill "$server" 2>/dev/null; wait "$server" 2>/dev/null; rm -rf "$log" "$state"' EXIT
 

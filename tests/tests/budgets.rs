@@ -17,8 +17,6 @@ const STILL_OVER: &[(u32, &[&str])] = &[
     (8, &["lines", "diff", "fn"]),
     (9, &["lines", "diff", "fn", "gaps"]),
     (10, &["lines", "diff", "fn", "gaps"]),
-    (11, &["lines", "diff", "fn"]),
-    (12, &["lines", "diff", "fn"]),
 ];
 
 /// Crates whose modules still import each other in a circle; it only

@@ -233,3 +233,17 @@ fn two_instances_on_one_state_folder_take_turns() {
     );
 }
 // ANCHOR_END: scale_out
+
+/// The conformance fixtures (tests/conformance) are the one server here with
+/// notifications to send before a reply, so they are what shows chapter 12's
+/// stream of server-sent events: tests/conformance/sse.wire, played against
+/// `ch12-conformance`, which compiles chapter 12's http.rs as it is.
+#[test]
+fn the_conformance_fixtures_stream_progress_as_server_sent_events() {
+    let path = wire_tests::course::root().join("tests/conformance/sse.wire");
+    let transcript = wire_tests::transcript::Transcript::load(&path)
+        .unwrap_or_else(|err| panic!("{}: {err:?}", path.display()));
+    let binary = target::build("ch12-conformance").unwrap_or_else(|err| panic!("{err}"));
+    let conformance = target::Target::binary(binary, " (tests/conformance)");
+    wire_tests::runner::check(&transcript, &conformance).unwrap_or_else(|err| panic!("{err}"));
+}

@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
-use crate::SERVER_NAME;
+use crate::draft_tools::{Failure, answer, only, text, tool_result};
 use crate::jsonrpc::RpcError;
 use crate::state::State;
 
@@ -36,61 +36,6 @@ struct Operation {
 }
 // ANCHOR_END: draft
 
-// ANCHOR: definitions
-pub fn definitions() -> [Value; 3] {
-    let draft = json!({
-        "type": "string",
-        "description": "The handle start_draft returned, such as draft-1",
-    });
-    [
-        json!({
-            "name": "start_draft",
-            "title": "Start a note draft",
-            "description": "Starts an empty engineering note. Returns its handle: pass it to \
-                            append_to_draft and read_draft.",
-            "inputSchema": {
-                "type": "object",
-                "properties": { "title": { "type": "string", "minLength": 1 } },
-                "required": ["title"],
-                "additionalProperties": false,
-            },
-        }),
-        json!({
-            "name": "append_to_draft",
-            "title": "Append a line to a draft",
-            "description": "Appends one line to a draft. operation_key names this change: \
-                            send the same key when you retry, and the change is made once.",
-            "inputSchema": {
-                "type": "object",
-                "properties": {
-                    "draft": draft,
-                    "text": { "type": "string", "minLength": 1 },
-                    "operation_key": {
-                        "type": "string",
-                        "minLength": 1,
-                        "description": "A new key for each change, the same key for a retry",
-                    },
-                },
-                "required": ["draft", "text", "operation_key"],
-                "additionalProperties": false,
-            },
-        }),
-        json!({
-            "name": "read_draft",
-            "title": "Read a draft",
-            "description": "Returns a draft's title and lines.",
-            "inputSchema": {
-                "type": "object",
-                "properties": { "draft": draft },
-                "required": ["draft"],
-                "additionalProperties": false,
-            },
-            "annotations": { "readOnlyHint": true },
-        }),
-    ]
-}
-// ANCHOR_END: definitions
-
 /// Runs one of the draft tools. `Ok(None)` means `name` is not one of them.
 pub fn call(
     name: &str,
@@ -103,29 +48,7 @@ pub fn call(
         "read_draft" => read(arguments, state),
         _ => return Ok(None),
     };
-    // A tool error is the caller's to fix; a failing disk is ours.
-    match outcome {
-        Ok(result) => Ok(Some(result)),
-        Err(Failure::Caller(advice)) => Ok(Some(tool_error(&advice))),
-        Err(Failure::Disk(err)) => {
-            eprintln!("{SERVER_NAME}: state folder: {err}");
-            Err(RpcError::new(
-                -32603,
-                "Internal error: cannot use the state folder".into(),
-            ))
-        }
-    }
-}
-
-enum Failure {
-    Caller(String),
-    Disk(std::io::Error),
-}
-
-impl From<std::io::Error> for Failure {
-    fn from(err: std::io::Error) -> Failure {
-        Failure::Disk(err)
-    }
+    answer(outcome).map(Some)
 }
 
 // ANCHOR: start
@@ -215,37 +138,4 @@ fn file_name(handle: &str) -> String {
 
 fn to_text(draft: &Draft) -> String {
     serde_json::to_string(draft).expect("a draft is plain data")
-}
-
-/// Refuses arguments the tool does not take.
-fn only(arguments: &Map<String, Value>, names: &[&str]) -> Result<(), Failure> {
-    match arguments.keys().find(|key| !names.contains(&key.as_str())) {
-        Some(unknown) => Err(Failure::Caller(format!(
-            "Unknown argument \"{unknown}\": this tool takes {}.",
-            names.join(", ")
-        ))),
-        None => Ok(()),
-    }
-}
-
-/// A non-empty string argument.
-fn text<'a>(arguments: &'a Map<String, Value>, name: &str) -> Result<&'a str, Failure> {
-    match arguments.get(name) {
-        Some(Value::String(value)) if !value.trim().is_empty() => Ok(value),
-        _ => Err(Failure::Caller(format!(
-            "Argument \"{name}\" must be a non-empty string."
-        ))),
-    }
-}
-
-fn tool_result(summary: String, structured: Value) -> Value {
-    json!({
-        "content": [{ "type": "text", "text": summary }],
-        "structuredContent": structured,
-        "isError": false,
-    })
-}
-
-fn tool_error(advice: &str) -> Value {
-    json!({ "content": [{ "type": "text", "text": advice }], "isError": true })
 }

@@ -62,10 +62,8 @@ fn bad_key(key: &str, expected: &str, found: Option<&Value>) -> RpcError {
 }
 
 /// -32022: the client may retry with one of `supported`, so it names only
-/// what a request like this one may name: in `_meta` we take 2026-07-28
-/// alone (the handshake revisions need an `initialize` first). It agrees
-/// with `server/discover`'s `supportedVersions`, as the conformance suite
-/// checks.
+/// 2026-07-28 (the handshake revisions need an `initialize` first), as
+/// `server/discover`'s `supportedVersions` does and the conformance suite checks.
 fn unsupported(requested: &str) -> RpcError {
     RpcError::new(-32022, "Unsupported protocol version".into())
         .with_data(json!({ "supported": [MODERN_VERSION], "requested": requested }))
@@ -101,8 +99,7 @@ pub fn removed(method: &str) -> Option<RpcError> {
 
 // ANCHOR: discover
 /// The answer to `server/discover`: what `initialize` told a legacy client,
-/// without a version to agree on. `complete` adds who answered and how long
-/// the answer may be cached.
+/// without a version to agree on (`complete` adds who answered).
 pub fn discover(capabilities: Value) -> Value {
     json!({
         "supportedVersions": [MODERN_VERSION],
@@ -116,8 +113,7 @@ pub fn discover(capabilities: Value) -> Value {
 
 // ANCHOR: complete
 /// How long a client may reuse an answer, in milliseconds: an hour for what
-/// only changes with a new server build, a minute for the notes, whose
-/// folder may change under us. `None`: not cacheable.
+/// changes only with a new build, a minute for the notes. `None`: not cacheable.
 fn cache_ttl_ms(method: &str) -> Option<u64> {
     match method {
         "server/discover" | "tools/list" | "prompts/list" | "resources/templates/list" => {
@@ -143,12 +139,18 @@ pub fn complete(method: &str, mut result: Value) -> Value {
 // ANCHOR: renumbered
 /// Errors whose code changed: a resource that does not exist was -32002
 /// (resources.rs still says so, for the handshake era); 2026-07-28 makes it
-/// -32602, Invalid params, with the same `data.uri`.
+/// -32602, Invalid params, with the same message and `data.uri`.
 pub fn renumbered(error: RpcError) -> RpcError {
-    if error.code() == -32002 {
-        error.with_code(-32602)
-    } else {
-        error
+    if code(&error) != -32002 {
+        return error;
     }
+    let wire = json!(error); // Its message, and `data` with the uri.
+    let message = wire["message"].as_str().unwrap_or_default().to_string();
+    RpcError::new(-32602, message).with_data(wire["data"].clone())
 }
 // ANCHOR_END: renumbered
+
+/// An error's code: `RpcError` keeps it private, the frame it becomes says it.
+pub fn code(error: &RpcError) -> i64 {
+    json!(error)["code"].as_i64().unwrap_or_default()
+}

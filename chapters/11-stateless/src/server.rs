@@ -1,7 +1,8 @@
 //! The MCP side, in two eras on one connection. A request that names its
 //! revision in `_meta` is served statelessly under 2026-07-28 (modern.rs);
 //! any other request follows chapter 5's rules, the handshake included.
-//! Both eras then offer the same tools, resources and prompts (`serve`).
+//! Both eras offer the same tools, resources and prompts (`serve`). The
+//! transport decides the era and passes it to `handle` (so can HTTP, in 12).
 
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
@@ -21,14 +22,27 @@ pub const SUPPORTED_PROTOCOL_VERSIONS: [&str; 2] = [LATEST_PROTOCOL_VERSION, "20
 // ANCHOR_END: versions
 
 pub struct Server {
-    /// The revision agreed in `initialize`; `None` until then. Only
-    /// handshake-era requests look at it: modern ones carry their own.
-    protocol_version: Option<String>,
     /// The notes this server offers, as resources and through `search_notes`.
     notes: Notes,
     /// The folder the drafts live in, shared with any other instance.
     state: State,
 }
+
+// ANCHOR: handshake
+/// What a connection remembers, kept by its transport: the agreed revision.
+#[derive(Default)]
+pub struct Handshake {
+    pub protocol_version: Option<String>,
+}
+
+/// The rules one message is served under, decided once, by the transport.
+pub enum Era<'a> {
+    /// 2026-07-28: nothing of the connection is read or written.
+    Modern,
+    /// 2025-11-25 and 2025-06-18: chapter 5's rules, per connection.
+    Legacy(&'a mut Handshake),
+}
+// ANCHOR_END: handshake
 
 // ANCHOR: initialize_params
 /// The part of `initialize`'s params this server reads. serde checks the
@@ -50,36 +64,27 @@ struct ClientInfo {
 
 impl Server {
     pub fn new(notes: Notes, state: State) -> Server {
-        Server {
-            protocol_version: None,
-            notes,
-            state,
-        }
+        Server { notes, state }
     }
 
     // ANCHOR: handle_line
     /// Handles one line from stdin; returns the frame to write, if any.
-    pub fn handle_line(&mut self, line: &[u8]) -> Option<Reply> {
+    pub fn handle_line(&self, line: &[u8], handshake: &mut Handshake) -> Option<Reply> {
         if line.iter().all(u8::is_ascii_whitespace) {
             return None; // A blank line carries no message.
         }
         match jsonrpc::parse(line) {
-            Err(reply) => Some(self.for_revision(reply)),
-            Ok(Message::Request { id, method, params }) => {
-                Some(Reply::new(id, self.handle_request(&method, params)))
-            }
-            Ok(Message::Notification { method }) => {
-                self.handle_notification(&method);
-                None // Notifications never get a reply, not even an error.
-            }
-            Ok(Message::Response) => {
-                eprintln!("{SERVER_NAME}: ignoring a response; this server sends no requests");
-                None
+            Err(reply) => Some(handshake.for_revision(reply)),
+            Ok(message) => {
+                let era = handshake.era(&message);
+                self.handle(message, era)
             }
         }
     }
     // ANCHOR_END: handle_line
+}
 
+impl Handshake {
     // ANCHOR: for_revision
     /// An error reply whose request id could not be read, in the agreed
     /// revision's shape: 2025-11-25 leaves the id out. 2025-06-18's schema has
@@ -93,23 +98,57 @@ impl Server {
     // ANCHOR_END: for_revision
 
     // ANCHOR: era
-    /// Decides the era of each request on its own: the connection's history
-    /// changes nothing, and nothing here changes the connection's history.
-    fn handle_request(&mut self, method: &str, params: Option<Value>) -> Result<Value, RpcError> {
+    /// The era of one message, decided by the message alone.
+    pub fn era(&mut self, message: &Message) -> Era<'_> {
+        let Message::Request { method, params, .. } = message else {
+            return Era::Legacy(self);
+        };
         // TODO(ch11/era): a request whose params._meta names a protocol
         // version (`modern::is_modern`) is modern, and so is every
-        // `server/discover`, which only the modern era has: both go to
-        // `handle_modern`. Everything else goes to `handle_legacy`.
-        let _ = (modern::is_modern, Self::handle_modern);
-        self.handle_legacy(method, params)
+        // `server/discover`, which only the modern era has: both are
+        // `Era::Modern`. Everything else is `Era::Legacy(self)`.
+        let _ = (modern::is_modern, method, params);
+        Era::Legacy(self)
         // END(ch11/era)
     }
     // ANCHOR_END: era
+}
+
+impl Server {
+    // ANCHOR: handle
+    /// One message, whatever carried it, in the era its transport decided.
+    pub fn handle(&self, message: Message, era: Era) -> Option<Reply> {
+        match message {
+            Message::Request { id, method, params } => {
+                Some(Reply::new(id, self.handle_request(&method, params, era)))
+            }
+            Message::Notification { method } => {
+                self.handle_notification(&method);
+                None // Notifications never get a reply, not even an error.
+            }
+            Message::Response => {
+                eprintln!("{SERVER_NAME}: ignoring a response; this server sends no requests");
+                None
+            }
+        }
+    }
+
+    pub fn handle_request(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        era: Era,
+    ) -> Result<Value, RpcError> {
+        match era {
+            Era::Modern => self.handle_modern(method, params),
+            Era::Legacy(handshake) => self.handle_legacy(method, params, handshake),
+        }
+    }
+    // ANCHOR_END: handle
 
     // ANCHOR: modern
-    /// 2026-07-28: check the request's `_meta`, answer, and dress the
-    /// result. No state of the connection is read or written.
-    fn handle_modern(&mut self, method: &str, params: Option<Value>) -> Result<Value, RpcError> {
+    /// 2026-07-28: check the request's `_meta`, answer, and dress the result.
+    fn handle_modern(&self, method: &str, params: Option<Value>) -> Result<Value, RpcError> {
         modern::check_meta(params.as_ref())?;
         if let Some(error) = modern::removed(method) {
             return Err(error);
@@ -126,10 +165,15 @@ impl Server {
 
     // ANCHOR: legacy
     /// 2025-11-25 and 2025-06-18: chapter 5's rules, per connection.
-    fn handle_legacy(&mut self, method: &str, params: Option<Value>) -> Result<Value, RpcError> {
-        let initialized = self.protocol_version.is_some();
+    fn handle_legacy(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        handshake: &mut Handshake,
+    ) -> Result<Value, RpcError> {
+        let initialized = handshake.protocol_version.is_some();
         match method {
-            "initialize" => self.initialize(params),
+            "initialize" => self.initialize(params, handshake),
             // `ping` is allowed at any time, even before `initialize`.
             "ping" => Ok(json!({})),
             // Nothing is negotiated before `initialize`, so nothing else is served.
@@ -155,7 +199,7 @@ impl Server {
     // ANCHOR: serve
     /// What both eras offer, answered the same way: only the envelope
     /// around the answer differs.
-    fn serve(&mut self, method: &str, params: Option<Value>) -> Result<Value, RpcError> {
+    fn serve(&self, method: &str, params: Option<Value>) -> Result<Value, RpcError> {
         match method {
             "tools/list" => Ok(tools::list()),
             "tools/call" => tools::call(params, &self.notes, &self.state),
@@ -168,7 +212,7 @@ impl Server {
         }
     }
 
-    fn handle_notification(&mut self, method: &str) {
+    pub fn handle_notification(&self, method: &str) {
         match method {
             "notifications/initialized" => eprintln!("{SERVER_NAME}: client is ready"),
             _ => eprintln!("{SERVER_NAME}: ignoring notification {method}"),
@@ -177,8 +221,12 @@ impl Server {
     // ANCHOR_END: serve
 
     // ANCHOR: initialize
-    fn initialize(&mut self, params: Option<Value>) -> Result<Value, RpcError> {
-        if self.protocol_version.is_some() {
+    fn initialize(
+        &self,
+        params: Option<Value>,
+        handshake: &mut Handshake,
+    ) -> Result<Value, RpcError> {
+        if handshake.protocol_version.is_some() {
             return Err(RpcError::invalid_request(
                 "initialize may be sent only once",
             ));
@@ -194,7 +242,7 @@ impl Server {
             params.capabilities.len()
         );
         let version = negotiate(&params.protocol_version);
-        self.protocol_version = Some(version.to_string());
+        handshake.protocol_version = Some(version.to_string());
         Ok(json!({
             "protocolVersion": version,
             "capabilities": capabilities(),

@@ -5,16 +5,15 @@
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use crate::drafts;
 use crate::jsonrpc::RpcError;
 use crate::resources::Notes;
 use crate::state::State;
+use crate::{draft_tools, drafts};
 
 // ANCHOR: list
 pub fn list() -> Value {
-    let mut tools = vec![add_definition(), search_definition()];
-    tools.extend(drafts::definitions());
-    json!({ "tools": tools })
+    let [start, append, read] = draft_tools::definitions(); // Their schemas are given.
+    json!({ "tools": [add_definition(), search_definition(), start, append, read] })
 }
 
 /// What the model reads to decide whether and how to call `add`.

@@ -9,17 +9,23 @@
 //! that shares the `--state` folder can answer it.
 
 use std::convert::Infallible;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::net::SocketAddr;
+use std::sync::Arc;
 
 use http_body_util::{BodyExt, Full, LengthLimitError, Limited};
 use hyper::body::{Bytes, Incoming};
 use hyper::header::{self, HeaderMap, HeaderValue};
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
 use hyper::{Method, Request, Response, StatusCode};
+use hyper_util::rt::TokioIo;
 use serde_json::Value;
+use tokio::net::TcpListener;
 
+use crate::http_util::{Body, accepted, header_text, is_json, json_reply, refusal, stop_signal};
 use crate::jsonrpc::{self, MAX_FRAME_BYTES, Message, Reply, RpcError};
 use crate::modern::{self, MODERN_VERSION};
-use crate::server::{SUPPORTED_PROTOCOL_VERSIONS, Server};
+use crate::server::{Era, Handshake, SUPPORTED_PROTOCOL_VERSIONS, Server};
 use crate::{SERVER_NAME, base64};
 
 /// The one path this server answers on.
@@ -36,18 +42,80 @@ pub struct Guard {
     pub allowed_origins: Vec<String>,
 }
 
-/// Everything a connection needs: one server (its state lives in a folder,
-/// so a lock per message is all the sharing it needs) and the guard.
+// ANCHOR: handler
+/// What the transport serves: chapter 11's `Server`, or the conformance
+/// suite's fixtures (`ch12-conformance`, beside the course's tests), whose
+/// answers may have notifications to send first.
+pub trait Handler: Send + Sync {
+    /// One request in the era the transport decided: the notifications to
+    /// send before its reply (progress, log messages), and its outcome.
+    fn request(&self, method: &str, params: Option<Value>, era: Era) -> Answer;
+    fn notification(&self, method: &str);
+}
+
+pub type Answer = (Vec<Value>, Result<Value, RpcError>);
+
+/// The notes server has nothing to say before its reply.
+impl Handler for Server {
+    fn request(&self, method: &str, params: Option<Value>, era: Era) -> Answer {
+        (Vec::new(), self.handle_request(method, params, era))
+    }
+    fn notification(&self, method: &str) {
+        self.handle_notification(method);
+    }
+}
+// ANCHOR_END: handler
+
+/// Everything a connection needs: what answers (its state lives in a
+/// folder, so no lock is needed to share it) and the guard.
 pub struct Shared {
-    pub server: Mutex<Server>,
+    pub server: Box<dyn Handler>,
     pub guard: Guard,
 }
 
-pub type Body = Full<Bytes>;
+// ANCHOR: serve
+/// Accepts connections until Ctrl-C or SIGTERM; each connection is served
+/// by hyper on its own task, one HTTP request after another.
+pub async fn serve(listen: SocketAddr, shared: Arc<Shared>) -> Result<(), String> {
+    let listener = TcpListener::bind(listen)
+        .await
+        .map_err(|err| format!("cannot listen on {listen}: {err}"))?;
+    // The signals are ours from here on, before anyone is told we listen.
+    let stop = stop_signal().map_err(|err| format!("cannot watch for signals: {err}"))?;
+    tokio::pin!(stop);
+    let bound = listener.local_addr().map_err(|err| err.to_string())?;
+    eprintln!("listening on http://{bound}{}", ENDPOINT);
+    loop {
+        let (stream, _peer) = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok(accepted) => accepted,
+                Err(err) => {
+                    // Out of file descriptors, say: refuse this one, keep serving.
+                    eprintln!("{SERVER_NAME}: accept failed: {err}");
+                    continue;
+                }
+            },
+            signal = &mut stop => {
+                eprintln!("{SERVER_NAME}: {signal}, bye");
+                return Ok(());
+            }
+        };
+        let shared = Arc::clone(&shared);
+        tokio::spawn(async move {
+            let service = service_fn(move |request| handle(request, Arc::clone(&shared)));
+            let connection = http1::Builder::new().serve_connection(TokioIo::new(stream), service);
+            if let Err(err) = connection.await {
+                eprintln!("{SERVER_NAME}: connection ended: {err}");
+            }
+        });
+    }
+}
+
+// ANCHOR_END: serve
 
 // ANCHOR: handle
 /// hyper calls this once per HTTP request on any connection.
-pub async fn handle(
+async fn handle(
     request: Request<Incoming>,
     shared: Arc<Shared>,
 ) -> Result<Response<Body>, Infallible> {
@@ -94,51 +162,51 @@ async fn answer(request: Request<Incoming>, shared: &Shared) -> Response<Body> {
         }
         Err(err) => return refusal(StatusCode::BAD_REQUEST, &format!("unreadable body: {err}")),
     };
-    let mut server = shared.server.lock().unwrap_or_else(PoisonError::into_inner);
-    post(&headers, &body, &mut server)
+    post(&headers, &body, shared.server.as_ref())
 }
 // ANCHOR_END: handle
 
 // ANCHOR: post
-/// One POSTed message, its headers checked against its body.
-fn post(headers: &HeaderMap, body: &[u8], server: &mut Server) -> Response<Body> {
-    let (id, method, params) = match jsonrpc::parse(body) {
+/// One POSTed message, its era decided once, its headers checked against its body.
+fn post(headers: &HeaderMap, body: &[u8], server: &dyn Handler) -> Response<Body> {
+    let message = match jsonrpc::parse(body) {
         Err(reply) => return json_reply(StatusCode::BAD_REQUEST, &reply),
-        Ok(Message::Request { id, method, params }) => (id, method, params),
-        Ok(Message::Notification { method }) => {
-            server.handle_notification(&method);
+        Ok(message) => message,
+    };
+    // The era, decided once: by the body, as over stdio (chapter 11's
+    // `Handshake::era`), or by a header that names the modern revision.
+    let version = header_text(headers, "mcp-protocol-version");
+    let modern = matches!(Handshake::default().era(&message), Era::Modern)
+        || version == Some(MODERN_VERSION);
+    let (id, method, params) = match message {
+        Message::Request { id, method, params } => (id, method, params),
+        Message::Notification { method } => {
+            server.notification(&method);
             return accepted();
         }
-        Ok(Message::Response) => return accepted(),
+        Message::Response => return accepted(),
     };
-    let version = header_text(headers, "mcp-protocol-version");
-    let modern = modern::is_modern(params.as_ref())
-        || method == "server/discover"
-        || version.is_some_and(|version| version >= MODERN_VERSION);
-    let outcome = if modern {
-        check_modern_headers(headers, &method, params.as_ref())
-            .and_then(|()| server.handle_request(&method, params))
-    } else {
-        match legacy_revision(&method, version) {
-            Ok(revision) => {
-                server.assume_revision(revision);
-                // Errors of the legacy era travel as 200: the HTTP exchange
-                // worked, the JSON-RPC request did not.
-                let reply = Reply::new(id, server.handle_request(&method, params));
-                return answer_with(StatusCode::OK, &reply, server.take_notifications());
+    if !modern {
+        // Errors of the legacy era travel as 200: the HTTP exchange worked,
+        // the JSON-RPC request did not.
+        let (notifications, outcome) = match legacy_revision(&method, version) {
+            Ok(protocol_version) => {
+                let mut handshake = Handshake { protocol_version };
+                server.request(&method, params, Era::Legacy(&mut handshake))
             }
-            Err(error) => Err(error),
-        }
+            Err(error) => return json_reply(StatusCode::BAD_REQUEST, &Reply::new(id, Err(error))),
+        };
+        return answer_with(StatusCode::OK, &Reply::new(id, outcome), notifications);
+    }
+    let (notifications, outcome) = match check_modern_headers(headers, &method, params.as_ref()) {
+        Ok(()) => server.request(&method, params, Era::Modern),
+        Err(error) => (Vec::new(), Err(error)),
     };
     let status = match &outcome {
         Ok(_) => StatusCode::OK,
-        Err(error) => modern_status(error.code()),
+        Err(error) => modern_status(modern::code(error)),
     };
-    answer_with(
-        status,
-        &Reply::new(id, outcome),
-        server.take_notifications(),
-    )
+    answer_with(status, &Reply::new(id, outcome), notifications)
 }
 
 // ANCHOR: sse
@@ -291,40 +359,6 @@ fn same_secret(sent: &[u8], token: &[u8]) -> bool {
     sent.len() == token.len() && sent.iter().zip(token).fold(0, |acc, (a, b)| acc | (a ^ b)) == 0
 }
 // ANCHOR_END: guards
-
-/// `application/json`, with or without parameters such as `charset=utf-8`.
-fn is_json(headers: &HeaderMap) -> bool {
-    header_text(headers, "content-type")
-        .and_then(|value| value.split(';').next())
-        .is_some_and(|media| media.trim().eq_ignore_ascii_case("application/json"))
-}
-
-fn header_text<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
-    headers.get(name).and_then(|value| value.to_str().ok())
-}
-
-fn json_reply(status: StatusCode, reply: &Reply) -> Response<Body> {
-    let body = serde_json::to_vec(reply).unwrap_or_default();
-    let mut response = Response::new(Full::new(Bytes::from(body)));
-    *response.status_mut() = status;
-    let json = HeaderValue::from_static("application/json");
-    response.headers_mut().insert(header::CONTENT_TYPE, json);
-    response
-}
-
-/// A refusal before any message was read: a JSON-RPC error without an id,
-/// which is what the spec allows in the body of a 4xx.
-fn refusal(status: StatusCode, problem: &str) -> Response<Body> {
-    eprintln!("{SERVER_NAME}: {} {problem}", status.as_u16());
-    let error = RpcError::new(-32600, format!("Invalid Request: {problem}"));
-    json_reply(status, &Reply::without_id(error))
-}
-
-fn accepted() -> Response<Body> {
-    let mut response = Response::new(Full::new(Bytes::new()));
-    *response.status_mut() = StatusCode::ACCEPTED;
-    response
-}
 
 #[cfg(test)]
 mod tests {

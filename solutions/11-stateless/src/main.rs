@@ -3,29 +3,23 @@
 //! capabilities, decided request by request on one connection. Drafts show
 //! state that travels as a handle, kept in a folder any instance can share.
 //!
-//! `modern.rs`, `drafts.rs` and `state.rs` are new; `server.rs` decides the
-//! era of each request; the other files change in a few lines.
+//! `modern.rs` and `drafts.rs` are new; `server.rs` decides each message's
+//! era. What chapters 4 and 5 settled comes from the `wire_server` crate.
 
-mod base64;
 mod drafts;
-mod folder;
-mod jsonrpc;
 mod modern;
-mod notes;
-mod paging;
-mod prompts;
-mod resources;
 mod server;
-mod state;
 mod tools;
 
-use std::io::{self, BufReader, BufWriter, Write};
+// The settled modules, under the names the files above use (`crate::resources`).
+use wire_server::{draft_tools, jsonrpc, prompts, resources, state, stdio};
+
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use jsonrpc::Frame;
 use resources::Notes;
-use server::Server;
+use server::{Handshake, Server};
 use state::State;
 
 /// Our name: in `serverInfo`, and at the start of every log line.
@@ -52,6 +46,7 @@ The server exits with status 0 when stdin is closed.
 
 // ANCHOR: main
 fn main() -> ExitCode {
+    wire_server::SERVER_NAME.set(SERVER_NAME); // Its log lines name us too.
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.iter().any(|arg| arg == "--help" || arg == "-h") {
         print!("{HELP}");
@@ -66,43 +61,12 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-
-    // Buffers of our own at both ends: `input.buffer()` shows the bytes that
-    // have arrived but are not read yet, and `output` holds replies until
-    // we flush.
-    let mut input = BufReader::new(io::stdin().lock());
-    let mut output = BufWriter::new(io::stdout().lock());
-    let mut server = Server::new(notes, state);
-    loop {
-        let reply = match jsonrpc::read_frame(&mut input) {
-            Ok(Frame::Line(line)) => server.handle_line(&line),
-            Ok(Frame::TooLarge) => Some(server.for_revision(jsonrpc::frame_too_large())),
-            Ok(Frame::Eof) => break,
-            Err(err) => {
-                eprintln!("{SERVER_NAME}: cannot read stdin: {err}");
-                return ExitCode::FAILURE;
-            }
-        };
-        if let Some(reply) = reply
-            && let Err(err) = jsonrpc::write_frame(&mut output, &reply)
-        {
-            eprintln!("{SERVER_NAME}: cannot write stdout: {err}");
-            return ExitCode::FAILURE;
-        }
-        // ANCHOR: flush
-        // Flush unless the next frame is already here in full: the next read
-        // could then block, and no reply may wait while we do. Replies to
-        // frames that are already here go out together, in one write.
-        if !input.buffer().contains(&b'\n')
-            && let Err(err) = output.flush()
-        {
-            eprintln!("{SERVER_NAME}: cannot flush stdout: {err}");
-            return ExitCode::FAILURE;
-        }
-        // ANCHOR_END: flush
-    }
-    eprintln!("{SERVER_NAME}: stdin closed, bye");
-    ExitCode::SUCCESS
+    let server = Server::new(notes, state);
+    let mut handshake = Handshake::default(); // One connection: one handshake.
+    stdio::serve(|frame| match frame {
+        Frame::Line(line) => server.handle_line(&line, &mut handshake),
+        _ => Some(handshake.for_revision(jsonrpc::frame_too_large())),
+    })
 }
 // ANCHOR_END: main
 

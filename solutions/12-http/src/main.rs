@@ -1,40 +1,27 @@
-//! Chapter 12: the server of chapter 11 over Streamable HTTP. The handler
+//! Chapter 12: the server of chapter 11, also over Streamable HTTP. The handler
 //! is the same; what is new is the road to it: one endpoint, /mcp, where
 //! every POST carries one message and names its revision in its headers.
 //! The server keeps no session, so instances sharing `--state` can take
 //! turns answering one client.
 //!
-//! `http.rs` is new; `main.rs` listens instead of reading stdin; `server.rs`
-//! takes the revision from the transport.
+//! Without `--listen` it speaks stdio exactly as chapter 11 does. `http.rs`
+//! is new, beside the stdio loop: it decides each POST's era and passes it
+//! to chapter 11's `Server`, which `main.rs` takes from `wire_server`.
 
-mod base64;
-mod drafts;
-mod fixtures;
-mod folder;
 mod http;
-mod jsonrpc;
-mod modern;
-mod notes;
-mod paging;
-mod prompts;
-mod resources;
-mod server;
-mod state;
-mod tools;
+
+// What chapters 4, 5 and 11 settled, under the names chapter 11 used.
+use wire_server::{base64, http_util, jsonrpc, modern, resources, server, state, stdio};
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::{Arc, Mutex};
-
-use hyper::server::conn::http1;
-use hyper::service::service_fn;
-use hyper_util::rt::TokioIo;
-use tokio::net::TcpListener;
+use std::sync::Arc;
 
 use http::{Guard, Shared};
+use jsonrpc::Frame;
 use resources::Notes;
-use server::Server;
+use server::{Handshake, Server};
 use state::State;
 
 /// Our name: in `serverInfo`, and at the start of every log line.
@@ -42,13 +29,13 @@ const SERVER_NAME: &str = "ch12-http";
 
 const HELP: &str = "\
 ch12-http: the server of chapter 11 (notes, prompts, drafts; both eras of
-MCP) over Streamable HTTP, at one endpoint: http://ADDR/mcp.
+MCP) on stdio, or over Streamable HTTP at one endpoint: http://ADDR/mcp.
 
-Usage: ch12-http [--listen ADDR] [--token TOKEN] [--allow-origin ORIGIN]...
+Usage: ch12-http [--listen ADDR [--token TOKEN] [--allow-origin ORIGIN]...]
                  [--notes-dir DIR] [--state DIR] [--help]
 
-  --listen ADDR          where to listen (default 127.0.0.1:3000; port 0 picks
-                         a free port). The bound address is printed on stderr.
+  --listen ADDR          serve HTTP there instead of stdio (port 0 picks a
+                         free port). The bound address is printed on stderr.
   --token TOKEN          require \"Authorization: Bearer TOKEN\" on every request
                          (or set WIRE_TOKEN). Without either, no token is asked.
   --allow-origin ORIGIN  also trust requests from this browser origin, such as
@@ -56,15 +43,16 @@ Usage: ch12-http [--listen ADDR] [--token TOKEN] [--allow-origin ORIGIN]...
   --notes-dir DIR        also serve the files under DIR, read-only.
   --state DIR            keep the drafts in DIR. Instances sharing DIR can
                          answer one client in turns.
-  --conformance-fixtures serve the official conformance suite's test tools,
-                         resources and prompts instead of the notes.
 
-Speaks MCP 2026-07-28 to a request that names it, and 2025-11-25 and
-2025-06-18 after an initialize, without sessions. Ctrl-C or SIGTERM stops it.
+Without --listen, reads newline-delimited JSON-RPC 2.0 on stdin and answers
+on stdout, exactly as chapter 11 does, until stdin closes. Speaks MCP
+2026-07-28 to a request that names it, and 2025-11-25 and 2025-06-18 after
+an initialize, without sessions. Ctrl-C or SIGTERM stops the HTTP server.
 ";
 
 // ANCHOR: main
 fn main() -> ExitCode {
+    wire_server::SERVER_NAME.set(SERVER_NAME); // Its log lines name us too.
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.iter().any(|arg| arg == "--help" || arg == "-h") {
         print!("{HELP}");
@@ -73,8 +61,7 @@ fn main() -> ExitCode {
     let options = options(args).and_then(|options| {
         let notes = Notes::new(options.notes)?;
         let state = State::open(options.state)?;
-        let server = Server::new(notes, state, options.fixtures);
-        Ok((options.listen, options.guard, server))
+        Ok((options.listen, options.guard, Server::new(notes, state)))
     });
     let (listen, guard, server) = match options {
         Ok(opened) => opened,
@@ -83,8 +70,18 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    let Some(listen) = listen else {
+        // No --listen: chapter 11's stdio, one connection, one handshake.
+        let mut handshake = Handshake::default();
+        return stdio::serve(|frame| match frame {
+            Frame::Line(line) => server.handle_line(&line, &mut handshake),
+            _ => Some(handshake.for_revision(jsonrpc::frame_too_large())),
+        });
+    };
+    // No lock around the server: it keeps no state of any connection, and
+    // its drafts live in the state folder.
     let shared = Arc::new(Shared {
-        server: Mutex::new(server),
+        server: Box::new(server),
         guard,
     });
     let runtime = match tokio::runtime::Builder::new_multi_thread()
@@ -97,7 +94,7 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    match runtime.block_on(serve(listen, shared)) {
+    match runtime.block_on(http::serve(listen, shared)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(problem) => {
             eprintln!("{SERVER_NAME}: {problem}");
@@ -107,81 +104,16 @@ fn main() -> ExitCode {
 }
 // ANCHOR_END: main
 
-// ANCHOR: serve
-/// Accepts connections until Ctrl-C or SIGTERM; each connection is served
-/// by hyper on its own task, one HTTP request after another.
-async fn serve(listen: SocketAddr, shared: Arc<Shared>) -> Result<(), String> {
-    let listener = TcpListener::bind(listen)
-        .await
-        .map_err(|err| format!("cannot listen on {listen}: {err}"))?;
-    // The signals are ours from here on, before anyone is told we listen.
-    let stop = stop_signal().map_err(|err| format!("cannot watch for signals: {err}"))?;
-    tokio::pin!(stop);
-    let bound = listener.local_addr().map_err(|err| err.to_string())?;
-    eprintln!("listening on http://{bound}{}", http::ENDPOINT);
-    loop {
-        let (stream, _peer) = tokio::select! {
-            accepted = listener.accept() => match accepted {
-                Ok(accepted) => accepted,
-                Err(err) => {
-                    // Out of file descriptors, say: refuse this one, keep serving.
-                    eprintln!("{SERVER_NAME}: accept failed: {err}");
-                    continue;
-                }
-            },
-            signal = &mut stop => {
-                eprintln!("{SERVER_NAME}: {signal}, bye");
-                return Ok(());
-            }
-        };
-        let shared = Arc::clone(&shared);
-        tokio::spawn(async move {
-            let service = service_fn(move |request| http::handle(request, Arc::clone(&shared)));
-            let connection = http1::Builder::new().serve_connection(TokioIo::new(stream), service);
-            if let Err(err) = connection.await {
-                eprintln!("{SERVER_NAME}: connection ended: {err}");
-            }
-        });
-    }
-}
-
-/// Resolves on the first Ctrl-C (SIGINT) or SIGTERM, naming it. The
-/// handlers are installed when this is called, not when it is first awaited.
-#[cfg(unix)]
-fn stop_signal() -> std::io::Result<impl Future<Output = &'static str>> {
-    use tokio::signal::unix::{SignalKind, signal};
-    let mut interrupt = signal(SignalKind::interrupt())?;
-    let mut terminate = signal(SignalKind::terminate())?;
-    Ok(async move {
-        tokio::select! {
-            _ = interrupt.recv() => "interrupted",
-            _ = terminate.recv() => "terminated",
-        }
-    })
-}
-
-/// Elsewhere (Windows) there is no SIGTERM: Ctrl-C only.
-#[cfg(not(unix))]
-fn stop_signal() -> std::io::Result<impl Future<Output = &'static str>> {
-    let interrupt = tokio::signal::ctrl_c();
-    Ok(async move {
-        let _ = interrupt.await;
-        "interrupted"
-    })
-}
-// ANCHOR_END: serve
-
 // ANCHOR: options
 /// What the command line asks for.
 struct Options {
-    listen: SocketAddr,
+    /// `--listen ADDR`: HTTP there; `None`: stdio.
+    listen: Option<SocketAddr>,
     guard: Guard,
     /// `--notes-dir DIR`: notes to serve, read-only.
     notes: Option<PathBuf>,
     /// `--state DIR`: where the drafts live.
     state: Option<PathBuf>,
-    /// `--conformance-fixtures`: the official suite's test tools (fixtures.rs).
-    fixtures: bool,
 }
 
 fn options(args: Vec<String>) -> Result<Options, String> {
@@ -190,14 +122,9 @@ fn options(args: Vec<String>) -> Result<Options, String> {
     let mut origins = Vec::new();
     let mut notes = None;
     let mut state = None;
-    let mut fixtures = false;
     let mut args = args.into_iter();
     while let Some(arg) = args.next() {
         let slot = match arg.as_str() {
-            "--conformance-fixtures" => {
-                fixtures = true;
-                continue;
-            }
             "--allow-origin" => {
                 origins.push(args.next().ok_or("--allow-origin needs an origin")?);
                 continue;
@@ -213,10 +140,15 @@ fn options(args: Vec<String>) -> Result<Options, String> {
             return Err(format!("{arg} may be given only once"));
         }
     }
-    let listen = listen.as_deref().unwrap_or("127.0.0.1:3000");
-    let listen = listen
-        .parse()
-        .map_err(|_| format!("--listen needs an address such as 127.0.0.1:3000, not {listen:?}"))?;
+    let listen = match listen {
+        None if token.is_some() || !origins.is_empty() => {
+            return Err("--token and --allow-origin guard HTTP: give --listen ADDR too".into());
+        }
+        None => None,
+        Some(listen) => Some(listen.parse().map_err(|_| {
+            format!("--listen needs an address such as 127.0.0.1:3000, not {listen:?}")
+        })?),
+    };
     // The environment keeps the token out of `ps` and shell history.
     let token = token
         .or_else(|| std::env::var("WIRE_TOKEN").ok())
@@ -229,7 +161,6 @@ fn options(args: Vec<String>) -> Result<Options, String> {
         },
         notes: notes.map(PathBuf::from),
         state: state.map(PathBuf::from),
-        fixtures,
     })
 }
 // ANCHOR_END: options

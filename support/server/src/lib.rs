@@ -2,4 +2,70 @@
 //! chapter uses unchanged. Most modules are generated from the chapter that
 //! teaches them (`support/taught.txt`; each file's first line names its
 //! source): the learner writes them there, and from the next chapter on
-//! `use`s them from here.
+//! `use`s them from here. A chapter brings them into its own crate with
+//! `use wire_server::{jsonrpc, resources, …};` in its `main.rs`, so its
+//! files keep saying `crate::resources::Notes` as before.
+//!
+//! Some modules are this crate's own, code no chapter asks the learner to
+//! write: `stdio.rs` (chapter 5's loop, as a function chapters 11 and 12
+//! call), `state.rs` (the file safety of chapter 11's state folder: atomic
+//! writes, locks) and `draft_tools.rs` (the draft tools' schemas and
+//! argument checks); with the `http` feature, which only chapter 12 turns
+//! on, `http_util.rs` (chapter 12's HTTP plumbing: responses, headers,
+//! signals), so that chapters before it never build hyper.
+
+use std::fmt;
+use std::sync::OnceLock;
+
+// Generated from chapter 04 and 05 (the notes server).
+pub mod base64;
+pub mod folder;
+pub mod jsonrpc;
+pub mod notes;
+pub mod paging;
+pub mod prompts;
+pub mod resources;
+
+// Generated from chapter 11 (both eras; drafts).
+pub mod drafts;
+pub mod modern;
+pub mod server;
+pub mod tools;
+
+// This crate's own.
+pub mod draft_tools;
+#[cfg(feature = "http")]
+pub mod http_util;
+pub mod state;
+pub mod stdio;
+
+/// The program's name, for log lines and `serverInfo`. The chapters' files
+/// say `crate::SERVER_NAME`, which in a chapter is a `const` of its
+/// `main.rs`; here, where one library serves several programs, it is set
+/// once at the start: `wire_server::SERVER_NAME.set(SERVER_NAME)`.
+pub static SERVER_NAME: ProgramName = ProgramName(OnceLock::new());
+
+pub struct ProgramName(OnceLock<&'static str>);
+
+impl ProgramName {
+    /// Names the program; a second call changes nothing.
+    pub fn set(&self, name: &'static str) {
+        let _ = self.0.set(name);
+    }
+
+    pub fn get(&self) -> &'static str {
+        self.0.get().copied().unwrap_or("wire-server")
+    }
+}
+
+impl fmt::Display for ProgramName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.get())
+    }
+}
+
+impl serde::Serialize for ProgramName {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.get())
+    }
+}

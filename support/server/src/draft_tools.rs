@@ -1,0 +1,124 @@
+//! The draft tools' schemas and argument checks, for chapter 11's
+//! `drafts.rs`: the shapes its tools take and answer on the wire, and the
+//! refusal of arguments a tool does not take. Given with the chapter, not
+//! written in it: its lesson is the handle and the operation key.
+
+use serde_json::{Map, Value, json};
+
+use crate::SERVER_NAME;
+use crate::jsonrpc::RpcError;
+
+pub fn definitions() -> [Value; 3] {
+    let draft = json!({
+        "type": "string",
+        "description": "The handle start_draft returned, such as draft-1",
+    });
+    [
+        json!({
+            "name": "start_draft",
+            "title": "Start a note draft",
+            "description": "Starts an empty engineering note. Returns its handle: pass it to \
+                            append_to_draft and read_draft.",
+            "inputSchema": {
+                "type": "object",
+                "properties": { "title": { "type": "string", "minLength": 1 } },
+                "required": ["title"],
+                "additionalProperties": false,
+            },
+        }),
+        json!({
+            "name": "append_to_draft",
+            "title": "Append a line to a draft",
+            "description": "Appends one line to a draft. operation_key names this change: \
+                            send the same key when you retry, and the change is made once.",
+            "inputSchema": {
+                "type": "object",
+                "properties": {
+                    "draft": draft,
+                    "text": { "type": "string", "minLength": 1 },
+                    "operation_key": {
+                        "type": "string",
+                        "minLength": 1,
+                        "description": "A new key for each change, the same key for a retry",
+                    },
+                },
+                "required": ["draft", "text", "operation_key"],
+                "additionalProperties": false,
+            },
+        }),
+        json!({
+            "name": "read_draft",
+            "title": "Read a draft",
+            "description": "Returns a draft's title and lines.",
+            "inputSchema": {
+                "type": "object",
+                "properties": { "draft": draft },
+                "required": ["draft"],
+                "additionalProperties": false,
+            },
+            "annotations": { "readOnlyHint": true },
+        }),
+    ]
+}
+
+/// Why a draft tool did not answer: the caller's mistake, told as a tool
+/// error, or the state folder's, which is ours.
+pub enum Failure {
+    Caller(String),
+    Disk(std::io::Error),
+}
+
+/// What a tool call answers: a tool error is the caller's to fix; a
+/// failing disk is ours, -32603, with the details in our log only.
+pub fn answer(outcome: Result<Value, Failure>) -> Result<Value, RpcError> {
+    match outcome {
+        Ok(result) => Ok(result),
+        Err(Failure::Caller(advice)) => Ok(tool_error(&advice)),
+        Err(Failure::Disk(err)) => {
+            eprintln!("{SERVER_NAME}: state folder: {err}");
+            Err(RpcError::new(
+                -32603,
+                "Internal error: cannot use the state folder".into(),
+            ))
+        }
+    }
+}
+
+impl From<std::io::Error> for Failure {
+    fn from(err: std::io::Error) -> Failure {
+        Failure::Disk(err)
+    }
+}
+
+/// Refuses arguments the tool does not take.
+pub fn only(arguments: &Map<String, Value>, names: &[&str]) -> Result<(), Failure> {
+    match arguments.keys().find(|key| !names.contains(&key.as_str())) {
+        Some(unknown) => Err(Failure::Caller(format!(
+            "Unknown argument \"{unknown}\": this tool takes {}.",
+            names.join(", ")
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// A non-empty string argument.
+pub fn text<'a>(arguments: &'a Map<String, Value>, name: &str) -> Result<&'a str, Failure> {
+    match arguments.get(name) {
+        Some(Value::String(value)) if !value.trim().is_empty() => Ok(value),
+        _ => Err(Failure::Caller(format!(
+            "Argument \"{name}\" must be a non-empty string."
+        ))),
+    }
+}
+
+pub fn tool_result(summary: String, structured: Value) -> Value {
+    json!({
+        "content": [{ "type": "text", "text": summary }],
+        "structuredContent": structured,
+        "isError": false,
+    })
+}
+
+pub fn tool_error(advice: &str) -> Value {
+    json!({ "content": [{ "type": "text", "text": advice }], "isError": true })
+}

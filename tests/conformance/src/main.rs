@@ -1,0 +1,158 @@
+//! ch12-conformance: chapter 12's Streamable HTTP transport, serving the
+//! official conformance suite's fixtures (fixtures.rs) instead of the notes,
+//! so that `tests/peers/conformance.sh`, or any script, can run the suite
+//! against the course's code. The learner never needs to read this crate.
+//!
+//! `http.rs` is chapter 12's own file, compiled here as it is: the suite
+//! judges the very transport the chapter teaches, and the teaching crate
+//! carries no fixture code. Around the fixtures, chapter 11's server (from
+//! `wire_server`) keeps the lifecycle: `initialize`, `ping`,
+//! `server/discover`, only with the fixtures' capabilities.
+
+#[path = "../../../solutions/12-http/src/http.rs"]
+mod http;
+
+mod fixtures;
+
+// The modules chapter 12's http.rs uses, by the names it uses them.
+use wire_server::{base64, http_util, jsonrpc, modern, server};
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use http::{Answer, Guard, Handler, Shared};
+use jsonrpc::RpcError;
+use server::{Era, Server};
+use wire_server::resources::Notes;
+use wire_server::state::State;
+
+/// Our name: in `serverInfo`, and at the start of every log line.
+const SERVER_NAME: &str = "ch12-conformance";
+
+const HELP: &str = "\
+ch12-conformance: chapter 12's HTTP transport serving the MCP conformance
+suite's fixtures (test tools, resources and prompts) at http://ADDR/mcp.
+
+Usage: ch12-conformance [--listen ADDR] [--state DIR] [--help]
+
+  --listen ADDR  where to listen (default 127.0.0.1:3000; port 0 picks a
+                 free port). The bound address is printed on stderr:
+                 listening on http://ADDR/mcp
+  --state DIR    the state folder of chapter 11's server (unused by the
+                 fixtures; accepted so scripts can pass it).
+
+Ctrl-C or SIGTERM stops it.
+";
+
+/// The fixtures, with chapter 11's server for what they do not answer.
+struct Fixtures {
+    server: Server,
+}
+
+impl Handler for Fixtures {
+    fn request(&self, method: &str, params: Option<Value>, era: Era) -> Answer {
+        let modern = matches!(era, Era::Modern);
+        if matches!(method, "initialize" | "ping" | "server/discover") {
+            let mut outcome = self.server.handle_request(method, params, era);
+            if let Ok(result) = &mut outcome
+                && result.get("capabilities").is_some()
+            {
+                result["capabilities"] = fixtures::capabilities(modern);
+            }
+            return (Vec::new(), outcome);
+        }
+        if !modern {
+            // Over HTTP a legacy request names its agreed revision (http.rs
+            // refuses it otherwise), so there is no handshake to check here.
+            let answer = fixtures::serve(method, params, false);
+            return (answer.notifications, answer.outcome);
+        }
+        // As chapter 11's `handle_modern`, with the fixtures to serve.
+        if let Err(error) = modern::check_meta(params.as_ref()) {
+            return (Vec::new(), Err(error));
+        }
+        if let Some(error) = modern::removed(method) {
+            return (Vec::new(), Err(error));
+        }
+        let answer = fixtures::serve(method, params, true);
+        let outcome: Result<Value, RpcError> = answer
+            .outcome
+            .map(|result| modern::complete(method, result))
+            .map_err(modern::renumbered);
+        (answer.notifications, outcome)
+    }
+
+    fn notification(&self, method: &str) {
+        self.server.handle_notification(method);
+    }
+}
+
+fn main() -> ExitCode {
+    wire_server::SERVER_NAME.set(SERVER_NAME);
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.iter().any(|arg| arg == "--help" || arg == "-h") {
+        print!("{HELP}");
+        return ExitCode::SUCCESS;
+    }
+    let opened = options(args).and_then(|(listen, state)| {
+        let server = Server::new(Notes::new(None)?, State::open(state)?);
+        Ok((listen, server))
+    });
+    let (listen, server) = match opened {
+        Ok(opened) => opened,
+        Err(problem) => {
+            eprintln!("{SERVER_NAME}: {problem}; try --help");
+            return ExitCode::from(2);
+        }
+    };
+    let shared = Arc::new(Shared {
+        server: Box::new(Fixtures { server }),
+        guard: Guard {
+            token: None,
+            allowed_origins: Vec::new(),
+        },
+    });
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(err) => {
+            eprintln!("{SERVER_NAME}: cannot start the runtime: {err}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(http::serve(listen, shared)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(problem) => {
+            eprintln!("{SERVER_NAME}: {problem}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// `--listen ADDR` and `--state DIR`, each at most once.
+fn options(args: Vec<String>) -> Result<(SocketAddr, Option<PathBuf>), String> {
+    let (mut listen, mut state) = (None, None);
+    let mut args = args.into_iter();
+    while let Some(arg) = args.next() {
+        let slot = match arg.as_str() {
+            "--listen" => &mut listen,
+            "--state" => &mut state,
+            _ => return Err(format!("unknown argument {arg:?}")),
+        };
+        let value = args.next().ok_or(format!("{arg} needs a value"))?;
+        if slot.replace(value).is_some() {
+            return Err(format!("{arg} may be given only once"));
+        }
+    }
+    let listen = listen.as_deref().unwrap_or("127.0.0.1:3000");
+    let listen = listen
+        .parse()
+        .map_err(|_| format!("--listen needs an address such as 127.0.0.1:3000, not {listen:?}"))?;
+    Ok((listen, state.map(PathBuf::from)))
+}
