@@ -2,25 +2,21 @@
 //! model asks for on MCP servers, and sends the results back, until the
 //! model answers.
 //!
-//! `connection.rs` and `host.rs` are chapter 6's client, copied forward;
-//! `model.rs` is the model (scripted or HTTP); `agent.rs` is the loop;
-//! `tokens.rs` counts what each turn costs.
+//! Chapter 6's client comes from the `wire-host` crate (`support/host`),
+//! generated from chapter 6's solution; `model.rs` is the model (scripted
+//! or HTTP); `agent.rs` is the loop; `tokens.rs` counts what each turn
+//! costs.
 
 mod agent;
-mod connection;
-// Chapter 6's host, carried forward unchanged. This loop offers the model
-// tools only, so the host's resource and prompt calls go unused here.
-#[allow(dead_code)]
-mod host;
 mod model;
 mod tokens;
 
 use std::process::ExitCode;
 use std::time::Duration;
 
-use connection::Options;
-use host::{Host, ServerConfig};
 use model::Model;
+use wire_host::connection::{self, Options};
+use wire_host::host::{Host, ServerConfig};
 
 /// The name this program goes by in its messages.
 const PROGRAM: &str = "ch07-agent-loop";
@@ -67,7 +63,7 @@ async fn main() -> ExitCode {
         print!("{HELP}");
         return ExitCode::SUCCESS;
     }
-    let mut cli = match parse_args(&args) {
+    let cli = match parse_args(&args) {
         Ok(cli) => cli,
         Err(err) => {
             eprintln!("{PROGRAM}: {err}");
@@ -102,7 +98,7 @@ async fn main() -> ExitCode {
     }
     println!("user: {}", cli.prompt);
     let _ = tokenizer.await; // Ready before the first turn counts tokens.
-    let outcome = agent::run(&host, &mut cli.model, &cli.prompt, cli.max_turns).await;
+    let outcome = agent::run(&host, &cli.model, &cli.prompt, cli.max_turns).await;
     host.shutdown().await;
     match outcome {
         Ok(answer) => {

@@ -5,28 +5,23 @@
 //!
 //! `skills.rs` reads and validates skill folders and writes the catalogue;
 //! `skill_tools.rs` is the two tools; `measure.rs` prints what each tier
-//! costs. The rest is chapter 7's, with small hooks for the skills.
+//! costs. The rest is chapter 7's, with small hooks for the skills; what
+//! chapters 6 and 7 taught comes from the `wire-host` crate (`support/host`).
 
 mod agent;
-mod connection;
-// Chapter 6's host, carried forward unchanged. This loop offers the model
-// tools only, so the host's resource and prompt calls go unused here.
-#[allow(dead_code)]
-mod host;
 mod measure;
-mod model;
 mod skill_tools;
 mod skills;
-mod tokens;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use connection::Options;
-use host::{Host, ServerConfig};
-use model::Model;
 use skills::{Entry, Skill};
+use wire_host::connection::{self, Options};
+use wire_host::host::{Host, ServerConfig};
+use wire_host::model::{self, Model};
+use wire_host::tokens;
 
 /// The name this program goes by in its messages.
 const PROGRAM: &str = "ch08-skills";
@@ -85,7 +80,7 @@ async fn main() -> ExitCode {
         print!("{HELP}");
         return ExitCode::SUCCESS;
     }
-    let mut cli = match parse_args(&args) {
+    let cli = match parse_args(&args) {
         Ok(cli) => cli,
         Err(err) => {
             eprintln!("{PROGRAM}: {err}");
@@ -136,7 +131,7 @@ async fn main() -> ExitCode {
     }
     println!("user: {}", cli.prompt);
     let _ = tokenizer.await; // Ready before the first turn counts tokens.
-    let outcome = agent::run(&host, &skills, &mut cli.model, &cli.prompt, cli.max_turns).await;
+    let outcome = agent::run(&host, &skills, &cli.model, &cli.prompt, cli.max_turns).await;
     host.shutdown().await;
     match outcome {
         Ok(answer) => {

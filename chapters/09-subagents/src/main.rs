@@ -11,28 +11,23 @@
 
 mod agent;
 mod agents;
-mod connection;
 mod delegate;
-// Chapter 6's host, carried forward unchanged. This loop reads resources
-// (ReadMcpResourceTool) but offers no prompts, so get_prompt goes unused.
-#[allow(dead_code)]
-mod host;
 mod measure;
-mod model;
 mod resource_tool;
-mod skill_tools;
-mod skills;
-mod tokens;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
 use agent::{Harness, Log};
-use connection::Options;
-use host::{Host, ServerConfig};
-use model::Model;
 use skills::{Entry, Skill};
+// What chapters 6 to 8 taught, from the `wire-host` crate (`support/host`).
+// Imported here, at the crate's root, so `crate::host` and the like name them
+// in every module.
+use wire_host::connection::{self, Options};
+use wire_host::host::{self, Host, ServerConfig};
+use wire_host::model::{self, Model};
+use wire_host::{skill_tools, skills, tokens};
 
 /// The name this program goes by in its messages.
 const PROGRAM: &str = "ch09-subagents";

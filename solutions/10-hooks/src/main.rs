@@ -8,31 +8,24 @@
 //! The rest is chapter 9's.
 
 mod agent;
-mod agents;
 mod bash;
-mod connection;
 mod delegate;
 mod hooks;
-// Chapter 6's host, carried forward unchanged. This loop reads resources
-// (ReadMcpResourceTool) but offers no prompts, so get_prompt goes unused.
-#[allow(dead_code)]
-mod host;
 mod measure;
-mod model;
-mod resource_tool;
-mod skill_tools;
-mod skills;
-mod tokens;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
 use agent::{Harness, Log};
-use connection::Options;
-use host::{Host, ServerConfig};
-use model::Model;
 use skills::{Entry, Skill};
+// What chapters 6 to 9 taught, from the `wire-host` crate (`support/host`).
+// Imported here, at the crate's root, so `crate::host` and the like name them
+// in every module.
+use wire_host::connection::{self, Options};
+use wire_host::host::{self, Host, ServerConfig};
+use wire_host::model::{self, Model};
+use wire_host::{agents, resource_tool, skill_tools, skills, tokens};
 
 /// The name this program goes by in its messages.
 const PROGRAM: &str = "ch10-hooks";
