@@ -1,8 +1,8 @@
 //! The model, behind one function: `send` takes a Messages API request
 //! body and returns the reply body. Two providers speak that one format:
 //!
-//! - `Scripted` replays replies from a script file: no key, no network,
-//!   one queue of replies per context (the main one, and each subagent's);
+//! - `Scripted` replays replies from a script file: no key, no network;
+//!   one queue of replies per context (here only the main one);
 //! - `Http` posts to `{ANTHROPIC_BASE_URL}/v1/messages`: Claude, or a local
 //!   model served by Ollama or llama.cpp.
 
@@ -43,9 +43,8 @@ pub enum Provider {
 
 // ANCHOR: script
 /// A script: the prompt to start with, and the model's replies in order,
-/// each exactly what `POST /v1/messages` would return. `replies` are the
-/// main context's; `subagents` maps the id of each `Agent` call to the
-/// replies of the subagent it starts.
+/// each exactly what `POST /v1/messages` would return: the main context's
+/// queue (chapter 9 adds one per subagent).
 pub fn scripted(name: &str, text: &str) -> Result<(Model, String), String> {
     let script: Value =
         serde_json::from_str(text).map_err(|err| format!("script {name}: not JSON: {err}"))?;
@@ -55,18 +54,7 @@ pub fn scripted(name: &str, text: &str) -> Result<(Model, String), String> {
     let replies = script["replies"]
         .as_array()
         .ok_or(format!("script {name}: no \"replies\" list"))?;
-    let mut queues = HashMap::from([(MAIN.to_string(), replies.iter().cloned().collect())]);
-    if let Some(subagents) = script.get("subagents") {
-        let subagents = subagents.as_object().ok_or(format!(
-            "script {name}: \"subagents\" maps Agent call ids to replies"
-        ))?;
-        for (id, replies) in subagents {
-            let replies = replies.as_array().ok_or(format!(
-                "script {name}: subagents.{id} is not a list of replies"
-            ))?;
-            queues.insert(id.clone(), replies.iter().cloned().collect());
-        }
-    }
+    let queues = HashMap::from([(MAIN.to_string(), replies.iter().cloned().collect())]);
     let provider = Provider::Scripted {
         name: name.to_string(),
         replies: Mutex::new(queues),

@@ -11,6 +11,8 @@ extern crate self as wire_host;
 
 /// Chapter 9: subagent definitions.
 pub mod agents;
+/// The command line's shared part (not generated: no chapter teaches it).
+pub mod cli;
 /// Chapter 6: one MCP server on its pipes.
 pub mod connection;
 /// Chapter 6: several servers and one merged catalogue.
@@ -19,6 +21,8 @@ pub mod host;
 pub mod model;
 /// Chapter 9: MCP resources as a tool the model can call.
 pub mod resource_tool;
+/// What a harness prints before its first turn (not generated either).
+pub mod show;
 /// Chapter 8: the Skill and read_skill_file tools.
 pub mod skill_tools;
 /// Chapter 8: skills found, validated and listed.
