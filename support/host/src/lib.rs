@@ -29,3 +29,5 @@ pub mod skill_tools;
 pub mod skills;
 /// Chapter 7: what a request costs, in tokens.
 pub mod tokens;
+/// strictyaml's subset of YAML (not generated: a guard, not a lesson).
+pub mod yaml;
