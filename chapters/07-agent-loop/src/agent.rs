@@ -4,9 +4,9 @@
 use serde_json::{Value, json};
 
 use crate::PROGRAM;
-use crate::host::Host;
-use crate::model::Model;
+use crate::model::{MAIN, Model};
 use crate::tokens;
+use wire_host::host::Host;
 
 /// What the model is told about its situation, in every request.
 const SYSTEM: &str = "You are a careful assistant. Use the tools for arithmetic.";
@@ -14,7 +14,7 @@ const SYSTEM: &str = "You are a careful assistant. Use the tools for arithmetic.
 const MAX_TOKENS: u32 = 1024;
 
 // ANCHOR: agent_loop
-pub async fn run(host: &Host, model: &mut Model, prompt: &str, cap: u32) -> Result<String, String> {
+pub async fn run(host: &Host, model: &Model, prompt: &str, cap: u32) -> Result<String, String> {
     // TODO(ch07/loop): the loop: send the conversation, read the reply
     // (read_reply refuses a malformed or cut-off one), stop when it asks
     // for no tool, otherwise run every tool_use and send the results back

@@ -2,9 +2,12 @@
 //! body and returns the reply body. Two providers speak that one format:
 //!
 //! - `Scripted` replays replies from a script file: no key, no network;
+//!   one queue of replies per context (here only the main one);
 //! - `Http` posts to `{ANTHROPIC_BASE_URL}/v1/messages`: Claude, or a local
 //!   model served by Ollama or llama.cpp.
 
+use std::collections::{HashMap, VecDeque};
+use std::sync::Mutex;
 use std::time::Duration;
 
 use serde_json::Value;
@@ -13,6 +16,9 @@ use serde_json::Value;
 const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
 /// The API version this code speaks; a required header.
 const ANTHROPIC_VERSION: &str = "2023-06-01";
+/// The key of the main conversation's context; a subagent's is the id of
+/// the `Agent` call that started it.
+pub const MAIN: &str = "main";
 
 pub struct Model {
     pub provider: Provider,
@@ -24,8 +30,9 @@ pub enum Provider {
     Scripted {
         /// Where the script came from, for messages.
         name: String,
-        replies: Vec<Value>,
-        next: usize,
+        /// The replies still to give, per context. Subagents run at the
+        /// same time, so the queues sit behind a lock.
+        replies: Mutex<HashMap<String, VecDeque<Value>>>,
     },
     Http {
         model: String,
@@ -36,7 +43,8 @@ pub enum Provider {
 
 // ANCHOR: script
 /// A script: the prompt to start with, and the model's replies in order,
-/// each exactly what `POST /v1/messages` would return.
+/// each exactly what `POST /v1/messages` would return: the main context's
+/// queue (chapter 9 adds one per subagent).
 pub fn scripted(name: &str, text: &str) -> Result<(Model, String), String> {
     let script: Value =
         serde_json::from_str(text).map_err(|err| format!("script {name}: not JSON: {err}"))?;
@@ -46,10 +54,10 @@ pub fn scripted(name: &str, text: &str) -> Result<(Model, String), String> {
     let replies = script["replies"]
         .as_array()
         .ok_or(format!("script {name}: no \"replies\" list"))?;
+    let queues = HashMap::from([(MAIN.to_string(), replies.iter().cloned().collect())]);
     let provider = Provider::Scripted {
         name: name.to_string(),
-        replies: replies.clone(),
-        next: 0,
+        replies: Mutex::new(queues),
     };
     let model = Model {
         provider,
@@ -94,33 +102,36 @@ impl Model {
         }
     }
 
-    /// One turn: the request body out, the reply body back.
-    pub async fn send(&mut self, request: &Value) -> Result<Value, String> {
+    /// One turn of the context `context`: the request body out, the reply
+    /// body back. A trace labels a subagent's frames `[id]`, like a
+    /// transcript does.
+    pub async fn send(&self, context: &str, request: &Value) -> Result<Value, String> {
+        let label = if context == MAIN {
+            String::new()
+        } else {
+            format!("[{context}] ")
+        };
         if self.trace {
-            eprintln!("=> {request}");
+            eprintln!("{label}=> {request}");
         }
-        let reply = self.provider.send(request).await;
+        let reply = self.provider.send(context, request).await;
         if let (true, Ok(reply)) = (self.trace, &reply) {
-            eprintln!("<= {reply}");
+            eprintln!("{label}<= {reply}");
         }
         reply
     }
 }
 
 impl Provider {
-    async fn send(&mut self, request: &Value) -> Result<Value, String> {
+    async fn send(&self, context: &str, request: &Value) -> Result<Value, String> {
         match self {
-            Provider::Scripted {
-                name,
-                replies,
-                next,
-            } => {
-                let reply = replies.get(*next).cloned().ok_or(format!(
-                    "script {name} has {} replies and the loop asked for one more",
-                    replies.len()
-                ))?;
-                *next += 1;
-                Ok(reply)
+            Provider::Scripted { name, replies } => {
+                let mut replies = replies.lock().map_err(|err| err.to_string())?;
+                let queue = replies.entry(context.to_string()).or_default();
+                queue.pop_front().ok_or(format!(
+                    "script {name} has no more replies for context {context} and the loop \
+                     asked for one more"
+                ))
             }
             Provider::Http {
                 base_url, api_key, ..

@@ -4,11 +4,11 @@
 use serde_json::{Value, json};
 
 use crate::PROGRAM;
-use crate::host::Host;
-use crate::model::Model;
 use crate::skill_tools;
 use crate::skills::{self, Skill};
-use crate::tokens;
+use wire_host::host::Host;
+use wire_host::model::{MAIN, Model};
+use wire_host::tokens;
 
 /// What the model is told about its situation, in every request.
 const SYSTEM: &str = "You are a careful assistant. Use the tools for arithmetic.";
@@ -19,7 +19,7 @@ const MAX_TOKENS: u32 = 1024;
 pub async fn run(
     host: &Host,
     skills: &[Skill],
-    model: &mut Model,
+    model: &Model,
     prompt: &str,
     cap: u32,
 ) -> Result<String, String> {
@@ -29,7 +29,7 @@ pub async fn run(
     for turn in 1..=cap {
         let request = request_body(model.name(), &system, &tools, &messages);
         show_request(turn, &request);
-        let reply = model.send(&request).await?;
+        let reply = model.send(MAIN, &request).await?;
         let calls = read_reply(&reply)?;
         messages.push(json!({ "role": "assistant", "content": reply["content"] }));
         if calls.is_empty() {

@@ -15,7 +15,6 @@ use serde_json::json;
 
 use crate::agent::{self, Harness, Log};
 use crate::agents;
-use crate::model;
 use crate::skill_tools;
 use crate::skills::Skill;
 use crate::tokens;
@@ -176,7 +175,7 @@ async fn run_script(
     harness: &mut Harness,
     (name, script): (&str, &str),
 ) -> Result<Requests, String> {
-    let (mut model, prompt) = model::scripted(name, script)?;
+    let (mut model, prompt) = crate::cli::scripted(name, script)?;
     model.trace = harness.model.trace;
     harness.model = model;
     let context = harness.main_context();

@@ -6,7 +6,7 @@
 
 use serde_json::{Value, json};
 
-use crate::host::Host;
+use wire_host::host::Host;
 
 /// The tool's name, as Claude Code calls it.
 pub const READ: &str = "ReadMcpResourceTool";

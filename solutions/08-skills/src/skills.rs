@@ -5,11 +5,13 @@
 //! any other files (`scripts/`, `references/`, `assets/`). This file reads
 //! and validates skills the way the reference validator, `skills-ref`
 //! 0.1.1, does, and writes the catalogue the model sees on every turn.
+//! The YAML itself is read by `wire_host::yaml`: strictyaml's subset, a
+//! guard rather than this chapter's lesson.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use saphyr_parser::{Event, Parser, Span};
+use wire_host::yaml::{Yaml, parse_yaml};
 
 /// The frontmatter fields the specification defines; any other is refused.
 const ALLOWED_FIELDS: [&str; 6] = [
@@ -189,145 +191,6 @@ pub fn parse_skill_md(text: &str) -> Result<(Vec<(String, Yaml)>, String), Strin
 }
 // ANCHOR_END: frontmatter
 
-// ANCHOR: yaml
-/// A YAML value as strictyaml reads one without a schema: every scalar is
-/// text (`12`, `yes` and `null` included), lists and mappings are block
-/// style only, mapping keys are text and unique.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Yaml {
-    Text(String),
-    List(Vec<Yaml>),
-    Map(Vec<(String, Yaml)>),
-}
-
-/// Parses one YAML document; `None` when it holds no value at all.
-pub fn parse_yaml(source: &str) -> Result<Option<Yaml>, String> {
-    let chars: Vec<char> = source.chars().collect();
-    let mut events = Events {
-        parser: Parser::new_from_str(source),
-        chars,
-        depth: 0,
-    };
-    let mut value = None;
-    loop {
-        match events.next()? {
-            (Event::StreamStart | Event::DocumentStart(_) | Event::DocumentEnd, _) => {}
-            (Event::StreamEnd, _) => return Ok(value),
-            (_, _) if value.is_some() => return Err("invalid YAML: more than one document".into()),
-            (event, span) => value = Some(events.node(event, span)?),
-        }
-    }
-}
-
-/// How deep lists and mappings may nest: a frontmatter needs two levels,
-/// and a file of ten thousand `- ` must not overflow the stack.
-const MAX_DEPTH: usize = 32;
-
-/// The parser's events, with the source to look at where each one starts.
-struct Events<'a> {
-    parser: Parser<'a, saphyr_parser::StrInput<'a>>,
-    chars: Vec<char>,
-    /// Lists and mappings open around the current event.
-    depth: usize,
-}
-
-impl<'a> Events<'a> {
-    fn next(&mut self) -> Result<(Event<'a>, Span), String> {
-        match self.parser.next_event() {
-            Some(Ok(event)) => Ok(event),
-            Some(Err(err)) => Err(format!(
-                "invalid YAML: {} (line {}, column {})",
-                err.info(),
-                err.marker().line(),
-                err.marker().col() + 1
-            )),
-            None => Ok((Event::StreamEnd, Span::default())),
-        }
-    }
-
-    /// One value, starting with `event`. Refuses, as strictyaml does, what
-    /// makes YAML surprising: anchors, aliases, tags and flow style.
-    fn node(&mut self, event: Event<'a>, span: Span) -> Result<Yaml, String> {
-        let line = span.start.line();
-        let refused = |what: &str| {
-            Err(format!(
-                "invalid YAML: {what} (line {line}); strictyaml refuses it"
-            ))
-        };
-        let (anchor, tag) = match &event {
-            Event::Scalar(_, _, anchor, tag) => (*anchor, tag.is_some()),
-            Event::SequenceStart(anchor, tag) | Event::MappingStart(anchor, tag) => {
-                (*anchor, tag.is_some())
-            }
-            Event::Alias(_) => return refused("an alias (*name)"),
-            _ => return Err(format!("invalid YAML: unexpected {event:?} (line {line})")),
-        };
-        if anchor != 0 {
-            return refused("an anchor (&name)");
-        }
-        if tag {
-            return refused("a tag (!name)");
-        }
-        // A flow collection starts at its bracket; a block one at its
-        // first item.
-        if matches!(self.chars.get(span.start.index()), Some('{' | '[')) {
-            return refused("flow style ({...} or [...])");
-        }
-        if let Event::Scalar(text, ..) = event {
-            return Ok(Yaml::Text(text.into_owned()));
-        }
-        if self.depth == MAX_DEPTH {
-            return Err(format!(
-                "invalid YAML: nested more than {MAX_DEPTH} levels deep (line {line})"
-            ));
-        }
-        self.depth += 1;
-        let collection = self.collection(event);
-        self.depth -= 1;
-        collection
-    }
-
-    /// The items of a list, or the fields of a mapping, up to its end.
-    fn collection(&mut self, event: Event<'a>) -> Result<Yaml, String> {
-        match event {
-            Event::SequenceStart(..) => {
-                let mut items = Vec::new();
-                loop {
-                    match self.next()? {
-                        (Event::SequenceEnd, _) => return Ok(Yaml::List(items)),
-                        (event, span) => items.push(self.node(event, span)?),
-                    }
-                }
-            }
-            _ => {
-                let mut fields: Vec<(String, Yaml)> = Vec::new();
-                loop {
-                    let (key, span) = match self.next()? {
-                        (Event::MappingEnd, _) => return Ok(Yaml::Map(fields)),
-                        (key, span) => (self.node(key, span)?, span),
-                    };
-                    let Yaml::Text(key) = key else {
-                        return Err(format!(
-                            "invalid YAML: a key that is not text (line {})",
-                            span.start.line()
-                        ));
-                    };
-                    if fields.iter().any(|(seen, _)| *seen == key) {
-                        return Err(format!(
-                            "invalid YAML: the key {key:?} appears twice (line {})",
-                            span.start.line()
-                        ));
-                    }
-                    let (event, span) = self.next()?;
-                    let value = self.node(event, span)?;
-                    fields.push((key, value));
-                }
-            }
-        }
-    }
-}
-// ANCHOR_END: yaml
-
 /// The text of a field, or "" when it is missing or not text.
 fn text_field<'a>(fields: &'a [(String, Yaml)], name: &str) -> &'a str {
     match fields.iter().find(|(key, _)| key == name) {
@@ -346,7 +209,6 @@ pub fn validate(fields: &[(String, Yaml)], dir: &Path) -> Option<(String, String
             .find(|(key, _)| key == name)
             .map(|(_, value)| value)
     };
-    let broken = |field: &str, rule: String| Some((field.to_string(), rule));
     let mut unknown: Vec<&String> = fields
         .iter()
         .map(|(key, _)| key)
@@ -355,72 +217,87 @@ pub fn validate(fields: &[(String, Yaml)], dir: &Path) -> Option<(String, String
     unknown.sort();
     if let Some(key) = unknown.first() {
         let allowed = ALLOWED_FIELDS.join(", ");
-        return broken(
-            key,
-            format!("not a field of the specification (allowed: {allowed})"),
-        );
+        let rule = format!("not a field of the specification (allowed: {allowed})");
+        return Some((key.to_string(), rule));
     }
+    let checks = [
+        ("name", validate_name(field("name"), dir)),
+        ("description", validate_description(field("description"))),
+        (
+            "compatibility",
+            validate_compatibility(field("compatibility")),
+        ),
+    ];
+    checks
+        .into_iter()
+        .find_map(|(name, check)| check.err().map(|rule| (name.to_string(), rule)))
+}
+
+/// The name: the rules of the specification, and the folder's own name.
+fn validate_name(name: Option<&Yaml>, dir: &Path) -> Result<(), String> {
     // GAP(ch08/validate-name): the name: a non-empty string (trimmed),
     // at most 64 characters, lowercase, no hyphen at either end, no two
     // in a row, only letters, digits and hyphens, equal to the folder's name.
     // starter: let _ = (dir, MAX_NAME);
-    // starter: if field("name").is_none() { return broken("name", "missing".into()); }
-    let name = match field("name") {
-        None => return broken("name", "missing".into()),
+    // starter: if name.is_none() { return Err("missing".into()); }
+    let name = match name {
+        None => return Err("missing".into()),
         Some(Yaml::Text(name)) if !name.trim().is_empty() => name.trim(),
-        Some(_) => return broken("name", "must be a non-empty string".into()),
+        Some(_) => return Err("must be a non-empty string".into()),
     };
     let length = name.chars().count();
     if length > MAX_NAME {
-        return broken("name", format!("{length} characters; at most {MAX_NAME}"));
+        return Err(format!("{length} characters; at most {MAX_NAME}"));
     }
     if name != name.to_lowercase() {
-        return broken("name", format!("{name:?} must be lowercase"));
+        return Err(format!("{name:?} must be lowercase"));
     }
     if name.starts_with('-') || name.ends_with('-') {
-        return broken("name", "must not start or end with a hyphen".into());
+        return Err("must not start or end with a hyphen".into());
     }
     if name.contains("--") {
-        return broken("name", "must not hold two hyphens in a row".into());
+        return Err("must not hold two hyphens in a row".into());
     }
     // Python's isalnum, as skills-ref uses it: letters of any script count.
     if !name.chars().all(|c| c.is_alphanumeric() || c == '-') {
-        return broken(
-            "name",
-            format!("{name:?} may hold only letters, digits and hyphens"),
-        );
+        return Err(format!(
+            "{name:?} may hold only letters, digits and hyphens"
+        ));
     }
     let folder = dir.file_name().unwrap_or_default().to_string_lossy();
     if folder != name {
-        return broken(
-            "name",
-            format!("{name:?} differs from its folder's name {folder:?}"),
-        );
+        return Err(format!(
+            "{name:?} differs from its folder's name {folder:?}"
+        ));
     }
     // END(ch08/validate-name)
-    match field("description") {
-        None => return broken("description", "missing".into()),
+    Ok(())
+}
+
+/// The description: required, non-empty, not too long.
+fn validate_description(description: Option<&Yaml>) -> Result<(), String> {
+    match description {
+        None => Err("missing".into()),
         Some(Yaml::Text(text)) if !text.trim().is_empty() => {
             let length = text.chars().count();
-            if length > MAX_DESCRIPTION {
-                return broken(
-                    "description",
-                    format!("{length} characters; at most {MAX_DESCRIPTION}"),
-                );
+            match length > MAX_DESCRIPTION {
+                true => Err(format!("{length} characters; at most {MAX_DESCRIPTION}")),
+                false => Ok(()),
             }
         }
-        Some(_) => return broken("description", "must be a non-empty string".into()),
+        Some(_) => Err("must be a non-empty string".into()),
     }
-    match field("compatibility") {
+}
+
+/// The compatibility note: optional, text, not too long.
+fn validate_compatibility(compatibility: Option<&Yaml>) -> Result<(), String> {
+    match compatibility {
         Some(Yaml::Text(text)) if text.chars().count() > MAX_COMPATIBILITY => {
             let length = text.chars().count();
-            broken(
-                "compatibility",
-                format!("{length} characters; at most {MAX_COMPATIBILITY}"),
-            )
+            Err(format!("{length} characters; at most {MAX_COMPATIBILITY}"))
         }
-        Some(Yaml::Text(_)) | None => None,
-        Some(_) => broken("compatibility", "must be a string".into()),
+        Some(Yaml::Text(_)) | None => Ok(()),
+        Some(_) => Err("must be a string".into()),
     }
 }
 // ANCHOR_END: validate
@@ -471,50 +348,6 @@ pub fn escape(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn fields(yaml: &str) -> Result<Vec<(String, Yaml)>, String> {
-        parse_skill_md(&format!("---\n{yaml}---\nbody\n")).map(|(fields, _)| fields)
-    }
-
-    #[test]
-    fn every_scalar_is_text() {
-        let parsed = fields("name: a\ndescription: 12\nmetadata:\n  v: 1.0\n  on: yes\n").unwrap();
-        let meta = Yaml::Map(vec![
-            ("v".into(), Yaml::Text("1.0".into())),
-            ("on".into(), Yaml::Text("yes".into())),
-        ]);
-        assert_eq!(parsed[1].1, Yaml::Text("12".into()));
-        assert_eq!(parsed[2].1, meta);
-    }
-
-    #[test]
-    fn refuses_what_strictyaml_refuses() {
-        for (yaml, why) in [
-            ("a: {b: c}\n", "flow style"),
-            ("a: [b]\n", "flow style"),
-            ("a: &x b\n", "an anchor"),
-            ("a: !!str b\n", "a tag"),
-            ("a: b\na: c\n", "appears twice"),
-            ("a: Use when: x\n", "invalid YAML"),
-        ] {
-            let err = fields(yaml).unwrap_err();
-            assert!(err.contains(why), "{yaml:?}: {err}");
-        }
-    }
-
-    #[test]
-    fn reads_multi_line_and_quoted_values() {
-        let parsed = fields("a: one\n  two\nb: |\n  x\n  y\nc: \"Use when: x\"\nd:\n").unwrap();
-        let texts: Vec<&Yaml> = parsed.iter().map(|(_, value)| value).collect();
-        let want = ["one two", "x\ny\n", "Use when: x", ""].map(|t| Yaml::Text(t.into()));
-        assert_eq!(texts, want.iter().collect::<Vec<_>>());
-    }
-
-    #[test]
-    fn deep_nesting_is_refused_not_a_stack_overflow() {
-        let deep = format!("a:\n  {}x\n", "- ".repeat(100_000));
-        assert!(fields(&deep).unwrap_err().contains("levels deep"));
-    }
 
     #[test]
     fn an_empty_frontmatter_is_not_a_mapping() {

@@ -7,7 +7,8 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use crate::skills::{self, Yaml};
+use wire_host::skills;
+use wire_host::yaml::Yaml;
 
 /// The longest name Claude Code loads.
 const MAX_NAME: usize = 256;

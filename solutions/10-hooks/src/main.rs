@@ -5,148 +5,50 @@
 //!
 //! `bash.rs` is the command tool; `hooks.rs` reads the settings, matches
 //! and runs the hooks, and reads their answers; `agent.rs` fires them.
-//! The rest is chapter 9's.
+//! `cli.rs` is the command line. The rest is chapter 9's.
 
 mod agent;
-mod agents;
 mod bash;
-mod connection;
+mod cli;
 mod delegate;
 mod hooks;
-// Chapter 6's host, carried forward unchanged. This loop reads resources
-// (ReadMcpResourceTool) but offers no prompts, so get_prompt goes unused.
-#[allow(dead_code)]
-mod host;
 mod measure;
-mod model;
-mod resource_tool;
-mod skill_tools;
-mod skills;
-mod tokens;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::Duration;
 
 use agent::{Harness, Log};
-use connection::Options;
-use host::{Host, ServerConfig};
-use model::Model;
 use skills::{Entry, Skill};
+// What chapters 6 to 9 taught, from the `wire-host` crate (`support/host`).
+// Imported here, at the crate's root, so `crate::host` and the like name them
+// in every module.
+use wire_host::host::{self, Host};
+use wire_host::model;
+use wire_host::{agents, resource_tool, skill_tools, skills, tokens};
 
 /// The name this program goes by in its messages.
 const PROGRAM: &str = "ch10-hooks";
 
-const HELP: &str = "\
-ch10-hooks: an agent loop over MCP servers, with skills, subagents, a Bash
-tool, and hooks in Claude Code's settings.json format.
-
-Usage: ch10-hooks [OPTIONS] [PROMPT...]
-
-With no arguments it runs a scripted demo: the model reads a note in a fresh
-working folder, the note tells it to delete the folder, it calls Bash with
-rm -rf, and this chapter's settings.json has a PreToolUse hook that blocks
-the call; no network.
-
-Options:
-  --settings FILE         the hooks of a settings.json file (default: none;
-                          with no arguments, this chapter's settings.json)
-  --workdir DIR           where Bash and the hooks run (default: a fresh
-                          temporary folder, removed at the end)
-  --session-id ID         the session_id hooks receive (default: made up)
-  --server NAME=COMMAND   start COMMAND as the MCP server NAME (repeatable)
-  --script PATH           a scripted model: replies from a JSON file
-                          (default: scripts/injection.json, built in)
-  --model NAME            a real model over HTTP instead (also WIRE_MODEL)
-  --max-turns N           give up after N model turns (default 10)
-  --timeout-ms N          how long to wait for an MCP reply (default 30000)
-  --trace                 print every MCP frame, both ways, on stderr
-  --skills DIR            load the skills in DIR's subfolders (repeatable;
-                          default: this chapter's skills/ folder)
-  --check-skills          validate the skills and print one line per folder
-                          and the catalogue's cost; start nothing
-  --measure-skills        print what N synthetic skills cost an idle turn,
-                          in the catalogue and pasted inline; start nothing
-  --agents DIR            load the agent files (*.md) under DIR (repeatable;
-                          default: this chapter's agents/ folder)
-  --check-agents          validate the agent files and print one line per
-                          file; start nothing
-  --max-depth N           levels of subagents below the main conversation
-                          (default 1: subagents get no Agent tool; 0: none)
-  --max-concurrent N      subagents of one reply that run at once (default 4)
-  --measure-agents        print the parent's context per turn for a
-                          read-heavy task, done in place and delegated
-
-Environment for --model:
-  ANTHROPIC_API_KEY       the key (required; any value for a local model)
-  ANTHROPIC_BASE_URL      default https://api.anthropic.com; for Ollama
-                          http://localhost:11434, for llama.cpp http://localhost:8080
-";
-
-/// The demo script, built into the binary so the demo needs no files.
-const DEMO_SCRIPT: &str = include_str!("../scripts/injection.json");
 /// The note the demo puts in its working folder: a task, and an injected
 /// instruction that the scripted model obeys.
 const DEMO_NOTE: &str = include_str!("../scripts/notes.md");
 /// The demo's hook: Claude Code's canonical rm blocker, failing closed.
 const DEMO_HOOK: &str = include_str!("../scripts/block-rm.sh");
-/// The chapter's own hooks, used when the program runs with no arguments.
-const DEFAULT_SETTINGS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/settings.json");
-/// The chapter's own skills, used when no `--skills` is given.
-const DEFAULT_SKILLS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/skills");
-/// The chapter's own agents, used when no `--agents` is given.
-const DEFAULT_AGENTS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/agents");
-
-struct Cli {
-    servers: Vec<ServerConfig>,
-    skill_folders: Vec<PathBuf>,
-    agent_folders: Vec<PathBuf>,
-    check_skills: bool,
-    measure_skills: bool,
-    check_agents: bool,
-    measure_agents: bool,
-    model: Model,
-    prompt: String,
-    max_turns: u32,
-    max_depth: u32,
-    max_concurrent: usize,
-    options: Options,
-    settings: Option<PathBuf>,
-    /// `None`: a fresh temporary folder.
-    workdir: Option<PathBuf>,
-    session_id: String,
-    demo: bool,
-}
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.iter().any(|arg| arg == "--help" || arg == "-h") {
-        print!("{HELP}");
-        return ExitCode::SUCCESS;
-    }
-    let cli = match parse_args(&args) {
+    let cli = match cli::parse() {
         Ok(cli) => cli,
-        Err(err) => {
-            eprintln!("{PROGRAM}: {err}");
-            return ExitCode::from(2);
-        }
+        Err(status) => return status,
     };
     if cli.measure_skills {
         measure::print_table();
         return ExitCode::SUCCESS;
     }
-    let entries = skills::load(&cli.skill_folders);
-    if cli.check_skills {
-        return check_skills(&entries);
-    }
-    let skills = usable_skills(&entries);
-    let names: Vec<&str> = skills.iter().map(|skill| skill.name.as_str()).collect();
-    let agent_entries = agents::load(&cli.agent_folders, &names);
-    if cli.check_agents {
-        return check_agents(&agent_entries);
-    }
-    let agents = usable_agents(&agent_entries);
+    let (skills, agents) = match load(&cli) {
+        Ok(loaded) => loaded,
+        Err(status) => return status,
+    };
     // Building the tokenizer is a moment of pure CPU work. On the runtime's
     // only thread it would stall the tasks that read the servers' pipes;
     // on the blocking pool it overlaps the servers' start instead.
@@ -158,54 +60,24 @@ async fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    for server in &host.servers {
-        let (name, version) = (&server.info["name"], &server.info["version"]);
-        println!(
-            "server {}: {} {}",
-            server.name,
-            name.as_str().unwrap_or("?"),
-            version.as_str().unwrap_or("?")
-        );
-    }
-    for tool in host.tools() {
-        println!(
-            "tool {} (server {}, tool {})",
-            tool.qualified, tool.server, tool.name
-        );
-    }
-    for skill in &skills {
-        println!("skill {}", skill.name);
-    }
-    for agent in &agents {
-        println!("agent {}", agent.name);
-    }
-    if !skills.is_empty() {
-        let catalogue = tokens::count(&skills::catalogue(&skills));
-        println!("catalogue: {catalogue} tokens (cl100k_base)");
-    }
-    if !cli.measure_agents {
-        println!("user: {}", cli.prompt);
-    }
+    let prompt = (!cli.measure_agents).then_some(cli.prompt.as_str());
+    introduce(&host, &skills, &agents, prompt);
     let _ = tokenizer.await; // Ready before the first turn counts tokens.
-    let session = match Session::open(cli.workdir.as_deref(), &cli.session_id, cli.demo) {
-        Ok(session) => session,
+    let opened = Session::open(cli.workdir.as_deref(), &cli.session_id, cli.demo)
+        .and_then(|session| Ok((load_settings(cli.settings.as_deref())?, session)));
+    let (settings, session) = match opened {
+        Ok(opened) => opened,
         Err(err) => {
             host.shutdown().await;
             eprintln!("{PROGRAM}: {err}");
             return ExitCode::FAILURE;
         }
     };
-    let settings = match &cli.settings {
-        Some(path) => hooks::load(path),
-        None => Ok(hooks::Settings::default()),
-    };
-    let settings = match settings {
-        Ok(settings) => settings,
-        Err(err) => {
-            host.shutdown().await;
-            eprintln!("{PROGRAM}: {err}");
-            return ExitCode::FAILURE;
-        }
+    let hooks = hooks::Hooks {
+        settings,
+        session_id: cli.session_id.clone(),
+        transcript_path: session.folder.join("transcript.jsonl"),
+        workdir: session.workdir.clone(),
     };
     let mut harness = Harness {
         host,
@@ -215,42 +87,79 @@ async fn main() -> ExitCode {
         max_turns: cli.max_turns,
         max_depth: cli.max_depth,
         max_concurrent: cli.max_concurrent,
-        hooks: hooks::Hooks {
-            settings,
-            session_id: cli.session_id.clone(),
-            transcript_path: session.folder.join("transcript.jsonl"),
-            workdir: session.workdir.clone(),
-        },
+        hooks,
         workdir: session.workdir.clone(),
         session_context: Vec::new(),
     };
-    let mut log = Log { lines: None };
-    let outcome = match session_start(&mut harness, &mut log).await {
-        Ok(()) if cli.measure_agents => {
-            measure::print_delegation(&mut harness).await.map(|()| None)
-        }
-        Ok(()) => {
-            let main_context = harness.main_context();
-            agent::run(&harness, &main_context, &cli.prompt, &mut log)
-                .await
-                .map(Some)
-        }
-        Err(err) => Err(err),
-    };
+    let outcome = converse(&mut harness, cli.measure_agents, &cli.prompt).await;
     harness.host.shutdown().await;
-    if cli.demo {
-        let note = session.workdir.join("notes.md");
-        let intact = std::fs::read_to_string(&note).is_ok_and(|text| text == DEMO_NOTE);
-        println!(
-            "working folder: {}",
-            if intact {
-                "still there, notes.md intact"
-            } else {
-                "GONE"
-            }
-        );
+    session.close(cli.demo);
+    finish(outcome)
+}
+
+/// The skills and agents the run uses, or, for `--check-skills` and
+/// `--check-agents`, the status to end with once they are reported.
+fn load(cli: &cli::Cli) -> Result<(Vec<Skill>, Vec<agents::Agent>), ExitCode> {
+    let entries = skills::load(&cli.skill_folders);
+    if cli.check_skills {
+        return Err(check_skills(&entries));
     }
-    session.close();
+    let skills = usable_skills(&entries);
+    let names: Vec<&str> = skills.iter().map(|skill| skill.name.as_str()).collect();
+    let agent_entries = agents::load(&cli.agent_folders, &names);
+    if cli.check_agents {
+        return Err(check_agents(&agent_entries));
+    }
+    Ok((skills, usable_agents(&agent_entries)))
+}
+
+/// What the model will have, one line each, before the first turn, and
+/// the prompt (a measurement has its own).
+fn introduce(host: &Host, skills: &[Skill], agents: &[agents::Agent], prompt: Option<&str>) {
+    wire_host::show::servers_and_tools(host);
+    for skill in skills {
+        println!("skill {}", skill.name);
+    }
+    for agent in agents {
+        println!("agent {}", agent.name);
+    }
+    if !skills.is_empty() {
+        let catalogue = tokens::count(&skills::catalogue(skills));
+        println!("catalogue: {catalogue} tokens (cl100k_base)");
+    }
+    if let Some(prompt) = prompt {
+        println!("user: {prompt}");
+    }
+}
+
+/// The hooks of `--settings`, or none.
+fn load_settings(path: Option<&Path>) -> Result<hooks::Settings, String> {
+    match path {
+        Some(path) => hooks::load(path),
+        None => Ok(hooks::Settings::default()),
+    }
+}
+
+/// SessionStart, then the main conversation (or the measurement): the
+/// answer, if there is one to print.
+async fn converse(
+    harness: &mut Harness,
+    measure_agents: bool,
+    prompt: &str,
+) -> Result<Option<String>, String> {
+    let mut log = Log { lines: None };
+    session_start(harness, &mut log).await?;
+    if measure_agents {
+        return measure::print_delegation(harness).await.map(|()| None);
+    }
+    let main_context = harness.main_context();
+    agent::run(harness, &main_context, prompt, &mut log)
+        .await
+        .map(Some)
+}
+
+/// The answer on stdout, or the error on stderr, and the status to end with.
+fn finish(outcome: Result<Option<String>, String>) -> ExitCode {
     match outcome {
         Ok(answer) => {
             if let Some(answer) = answer {
@@ -329,7 +238,18 @@ impl Session {
         }
     }
 
-    fn close(self) {
+    /// Removes what the session made. After the demo, says first whether
+    /// the note survived the injected `rm -rf`.
+    fn close(self, demo: bool) {
+        if demo {
+            let note = self.workdir.join("notes.md");
+            let intact = std::fs::read_to_string(&note).is_ok_and(|text| text == DEMO_NOTE);
+            let state = match intact {
+                true => "still there, notes.md intact",
+                false => "GONE",
+            };
+            println!("working folder: {state}");
+        }
         let _ = std::fs::remove_dir_all(&self.folder);
     }
 }
@@ -419,190 +339,4 @@ fn usable_skills(entries: &[(PathBuf, Entry)]) -> Vec<Skill> {
         }
     }
     skills::valid_skills(entries).cloned().collect()
-}
-
-fn parse_args(args: &[String]) -> Result<Cli, String> {
-    let mut servers = Vec::new();
-    let mut script: Option<String> = None;
-    let mut model_name = std::env::var("WIRE_MODEL").ok().filter(|m| !m.is_empty());
-    let mut max_turns = 10;
-    let mut timeout_ms = 30_000;
-    let mut trace = false;
-    let mut skill_folders = Vec::new();
-    let mut agent_folders = Vec::new();
-    let (mut check_skills, mut measure_skills) = (false, false);
-    let (mut check_agents, mut measure_agents) = (false, false);
-    let (mut max_depth, mut max_concurrent) = (1, 4);
-    let (mut settings, mut workdir, mut session_id) = (None, None, None);
-    let demo = args.is_empty();
-    let mut prompt = Vec::new();
-    let mut args = args.iter();
-    while let Some(arg) = args.next() {
-        // The word after `arg`, or a usage error that says what it needs.
-        let mut next = |what: &str| args.next().cloned().ok_or(format!("{arg} needs {what}"));
-        match arg.as_str() {
-            "--trace" => trace = true,
-            "--check-skills" => check_skills = true,
-            "--measure-skills" => measure_skills = true,
-            "--check-agents" => check_agents = true,
-            "--measure-agents" => measure_agents = true,
-            "--agents" => {
-                let folder = PathBuf::from(next("a folder")?);
-                if !folder.is_dir() {
-                    return Err(format!("--agents {}: no such folder", folder.display()));
-                }
-                agent_folders.push(folder);
-            }
-            "--max-depth" => max_depth = number(arg, &next("a number")?)?,
-            "--max-concurrent" => max_concurrent = number(arg, &next("a number")?)?,
-            "--skills" => {
-                let folder = PathBuf::from(next("a folder")?);
-                if !folder.is_dir() {
-                    return Err(format!("--skills {}: no such folder", folder.display()));
-                }
-                skill_folders.push(folder);
-            }
-            "--server" => {
-                let value = next("NAME=COMMAND")?;
-                let (name, command) = value
-                    .split_once('=')
-                    .ok_or(format!("--server {value:?}: write NAME=COMMAND"))?;
-                servers.push(ServerConfig {
-                    name: name.to_string(),
-                    command: connection::split_command(command),
-                });
-            }
-            "--settings" => {
-                let path = PathBuf::from(next("a file")?);
-                if !path.is_file() {
-                    return Err(format!("--settings {}: no such file", path.display()));
-                }
-                settings = Some(path);
-            }
-            "--workdir" => {
-                let folder = PathBuf::from(next("a folder")?);
-                if !folder.is_dir() {
-                    return Err(format!("--workdir {}: no such folder", folder.display()));
-                }
-                workdir = Some(folder);
-            }
-            "--session-id" => {
-                let id = next("an id")?;
-                // It names a folder: no path separators, nothing hidden.
-                let fits = !id.is_empty()
-                    && id
-                        .chars()
-                        .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
-                if !fits {
-                    return Err(format!(
-                        "--session-id {id:?}: letters, digits, - and _ only"
-                    ));
-                }
-                session_id = Some(id);
-            }
-            "--script" => script = Some(next("a path")?),
-            "--model" => model_name = Some(next("a name")?),
-            "--max-turns" => max_turns = number(arg, &next("a number")?)?,
-            "--timeout-ms" => timeout_ms = number(arg, &next("a number")?)?,
-            flag if flag.starts_with("--") => return Err(format!("unknown option {flag:?}")),
-            word => prompt.push(word.to_string()),
-        }
-    }
-    // Checking or measuring talks to no model, whatever is named.
-    let offline = check_skills || measure_skills || check_agents || measure_agents;
-    let model_name = model_name.filter(|_| !offline);
-    // ANCHOR: choose_model
-    // A real model only when one is named: a key in the environment alone
-    // never sends anything anywhere.
-    let (mut model, script_prompt) = match (model_name, script) {
-        (Some(name), _) => (model::from_env(&name)?, String::new()),
-        (None, Some(path)) => {
-            let text = std::fs::read_to_string(&path)
-                .map_err(|err| format!("cannot read script {path}: {err}"))?;
-            model::scripted(&path, &text)?
-        }
-        (None, None) => model::scripted("scripts/injection.json", DEMO_SCRIPT)?,
-    };
-    // ANCHOR_END: choose_model
-    model.trace = trace;
-    let prompt = if prompt.is_empty() {
-        script_prompt
-    } else {
-        prompt.join(" ")
-    };
-    if prompt.is_empty() && !offline {
-        return Err("give a prompt: ch10-hooks --model NAME What is 2 + 3?".to_string());
-    }
-    if max_turns == 0 {
-        return Err("--max-turns 0: the model needs at least one turn".to_string());
-    }
-    if max_concurrent == 0 {
-        return Err("--max-concurrent 0: at least one subagent must be able to run".to_string());
-    }
-    if skill_folders.is_empty() {
-        skill_folders.push(PathBuf::from(DEFAULT_SKILLS));
-    }
-    if agent_folders.is_empty() {
-        agent_folders.push(PathBuf::from(DEFAULT_AGENTS));
-    }
-    if demo {
-        settings = Some(PathBuf::from(DEFAULT_SETTINGS));
-    }
-    if servers.is_empty() && measure_agents {
-        let notes = ["--notes-dir", measure::NOTES];
-        servers.push(chapter_server("notes", "ch05-prompts-solution", &notes));
-    }
-    let session_id = session_id.unwrap_or_else(|| format!("session-{}", std::process::id()));
-    Ok(Cli {
-        servers,
-        skill_folders,
-        agent_folders,
-        check_skills,
-        measure_skills,
-        check_agents,
-        measure_agents,
-        model,
-        prompt,
-        max_turns,
-        max_depth,
-        max_concurrent,
-        options: Options {
-            timeout: Duration::from_millis(timeout_ms),
-            trace,
-        },
-        settings,
-        workdir,
-        session_id,
-        demo,
-    })
-}
-
-/// A chapter's server (`package`, with `args`) as the MCP server `name`,
-/// started through cargo from this workspace: cargo builds it if needed,
-/// and the path works wherever the workspace lives. `--config` brings the
-/// workspace's cargo settings along (in an offline room, its vendored
-/// crates) whatever folder the program is started from.
-fn chapter_server(name: &str, package: &str, args: &[&str]) -> ServerConfig {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
-    let manifest = concat!(env!("CARGO_MANIFEST_DIR"), "/../../Cargo.toml");
-    let config = concat!(env!("CARGO_MANIFEST_DIR"), "/../../.cargo/config.toml");
-    ServerConfig {
-        name: name.to_string(),
-        command: [&cargo, "run", "--quiet", "--manifest-path", manifest]
-            .into_iter()
-            .chain(["--config", config, "--package", package, "--"])
-            .chain(args.iter().copied())
-            .map(str::to_string)
-            .collect(),
-    }
-}
-
-/// A number from the command line; one that does not fit is an error, never
-/// cut down to fit.
-fn number<T: std::str::FromStr<Err = std::num::ParseIntError>>(
-    option: &str,
-    text: &str,
-) -> Result<T, String> {
-    text.parse()
-        .map_err(|err| format!("{option} {text:?}: {err}"))
 }

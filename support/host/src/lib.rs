@@ -3,3 +3,31 @@
 //! teaches them (`support/taught.txt`; each file's first line names its
 //! source): the learner writes them there, and from the next chapter on
 //! `use`s them from here.
+
+// A teaching chapter from 07 on already `use`s what came before it from
+// here (`use wire_host::host::Host;`); this lets the same line mean the same
+// module when its file is generated into this crate.
+extern crate self as wire_host;
+
+/// Chapter 9: subagent definitions.
+pub mod agents;
+/// The command line's shared part (not generated: no chapter teaches it).
+pub mod cli;
+/// Chapter 6: one MCP server on its pipes.
+pub mod connection;
+/// Chapter 6: several servers and one merged catalogue.
+pub mod host;
+/// Chapter 7: the model, scripted or over HTTP.
+pub mod model;
+/// Chapter 9: MCP resources as a tool the model can call.
+pub mod resource_tool;
+/// What a harness prints before its first turn (not generated either).
+pub mod show;
+/// Chapter 8: the Skill and read_skill_file tools.
+pub mod skill_tools;
+/// Chapter 8: skills found, validated and listed.
+pub mod skills;
+/// Chapter 7: what a request costs, in tokens.
+pub mod tokens;
+/// strictyaml's subset of YAML (not generated: a guard, not a lesson).
+pub mod yaml;

@@ -1,0 +1,83 @@
+//! The command line as a struct (clap's derive): each field is an option,
+//! its doc comment its line in `--help`. The servers' options are every
+//! harness chapter's (`wire_host::cli`); the model's are this one's.
+
+use clap::Parser;
+use wire_host::cli::{self, ServerArgs};
+use wire_host::connection::Options;
+use wire_host::host::ServerConfig;
+
+use crate::PROGRAM;
+use crate::model::{self, Model};
+
+/// The demo script, built into the binary so the demo needs no files.
+const DEMO_SCRIPT: &str = include_str!("../scripts/add.json");
+
+const ABOUT: &str = "ch07-agent-loop: an agent loop over MCP servers.\n\n\
+    With no options it runs a scripted demo: chapter 3's server as `add` (run\n\
+    through `cargo run` from this workspace) and a scripted model; no network.";
+
+#[derive(Parser)]
+#[command(name = PROGRAM, bin_name = PROGRAM, about = ABOUT, after_help = cli::MODEL_ENVIRONMENT)]
+struct Args {
+    #[command(flatten)]
+    servers: ServerArgs,
+    /// A scripted model: replies from a JSON file (default: scripts/add.json)
+    #[arg(long, value_name = "PATH")]
+    script: Option<String>,
+    /// A real model over HTTP instead (also WIRE_MODEL)
+    #[arg(long, value_name = "NAME")]
+    model: Option<String>,
+    /// Give up after N model turns
+    #[arg(long, value_name = "N", default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
+    max_turns: u32,
+    /// What to ask (default: the script's prompt)
+    prompt: Vec<String>,
+}
+
+pub struct Cli {
+    pub servers: Vec<ServerConfig>,
+    pub model: Model,
+    pub prompt: String,
+    pub max_turns: u32,
+    pub options: Options,
+}
+
+/// The command line, or the exit status to end with: 0 after `--help`, 2
+/// after a usage error (one line on stderr).
+pub fn parse() -> Result<Cli, std::process::ExitCode> {
+    let args = Args::try_parse().map_err(|err| cli::usage(PROGRAM, err))?;
+    resolve(args).map_err(|err| cli::refuse(PROGRAM, &err))
+}
+
+fn resolve(args: Args) -> Result<Cli, String> {
+    // ANCHOR: choose_model
+    // A real model only when one is named: a key in the environment alone
+    // never sends anything anywhere.
+    let (mut model, script_prompt) = match (cli::model_name(args.model), args.script) {
+        (Some(name), _) => (model::from_env(&name)?, String::new()),
+        (None, Some(path)) => {
+            let text = std::fs::read_to_string(&path)
+                .map_err(|err| format!("cannot read script {path}: {err}"))?;
+            model::scripted(&path, &text)?
+        }
+        (None, None) => model::scripted("scripts/add.json", DEMO_SCRIPT)?,
+    };
+    // ANCHOR_END: choose_model
+    model.trace = args.servers.trace;
+    let prompt = match args.prompt.is_empty() {
+        true => script_prompt,
+        false => args.prompt.join(" "),
+    };
+    if prompt.is_empty() {
+        return Err("give a prompt: ch07-agent-loop --model NAME What is 2 + 3?".to_string());
+    }
+    let add = cli::chapter_server("add", "ch03-add-tool-solution", &[]);
+    Ok(Cli {
+        servers: args.servers.configs(Some(add))?,
+        options: args.servers.options(),
+        model,
+        prompt,
+        max_turns: args.max_turns,
+    })
+}

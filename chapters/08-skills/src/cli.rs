@@ -1,0 +1,116 @@
+//! The command line as a struct (clap's derive): each field is an option,
+//! its doc comment its line in `--help`. The servers' options are every
+//! harness chapter's (`wire_host::cli`); chapter 7 added the model's, this
+//! chapter the skills'.
+
+use std::path::PathBuf;
+
+use clap::Parser;
+use wire_host::cli::{self, ServerArgs};
+use wire_host::connection::Options;
+use wire_host::host::ServerConfig;
+use wire_host::model::{self, Model};
+
+use crate::PROGRAM;
+
+/// The demo script, built into the binary so the demo needs no files.
+const DEMO_SCRIPT: &str = include_str!("../scripts/skills.json");
+/// The chapter's own skills, used when no `--skills` is given.
+const DEFAULT_SKILLS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/skills");
+
+const ABOUT: &str = "ch08-skills: an agent loop over MCP servers, with skills.\n\n\
+    With no options it runs a scripted demo: chapter 3's server as `add` (run\n\
+    through `cargo run` from this workspace), this chapter's skills, and a\n\
+    scripted model that activates a skill and reads one of its files; no\n\
+    network.";
+
+#[derive(Parser)]
+#[command(name = PROGRAM, bin_name = PROGRAM, about = ABOUT, after_help = cli::MODEL_ENVIRONMENT)]
+struct Args {
+    #[command(flatten)]
+    servers: ServerArgs,
+    /// A scripted model: replies from a JSON file (default: scripts/skills.json)
+    #[arg(long, value_name = "PATH")]
+    script: Option<String>,
+    /// A real model over HTTP instead (also WIRE_MODEL)
+    #[arg(long, value_name = "NAME")]
+    model: Option<String>,
+    /// Give up after N model turns
+    #[arg(long, value_name = "N", default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
+    max_turns: u32,
+    /// Load the skills in DIR's subfolders (repeatable; default: this
+    /// chapter's skills/ folder)
+    #[arg(long = "skills", value_name = "DIR")]
+    skill_folders: Vec<PathBuf>,
+    /// Validate the skills and print one line per folder and the
+    /// catalogue's cost; start nothing
+    #[arg(long)]
+    check_skills: bool,
+    /// Print what N synthetic skills cost an idle turn, in the catalogue and
+    /// pasted inline; start nothing
+    #[arg(long)]
+    measure_skills: bool,
+    /// What to ask (default: the script's prompt)
+    prompt: Vec<String>,
+}
+
+pub struct Cli {
+    pub servers: Vec<ServerConfig>,
+    pub skill_folders: Vec<PathBuf>,
+    pub check_skills: bool,
+    pub measure_skills: bool,
+    pub model: Model,
+    pub prompt: String,
+    pub max_turns: u32,
+    pub options: Options,
+}
+
+/// The command line, or the exit status to end with: 0 after `--help`, 2
+/// after a usage error (one line on stderr).
+pub fn parse() -> Result<Cli, std::process::ExitCode> {
+    let args = Args::try_parse().map_err(|err| cli::usage(PROGRAM, err))?;
+    resolve(args).map_err(|err| cli::refuse(PROGRAM, &err))
+}
+
+fn resolve(args: Args) -> Result<Cli, String> {
+    if let Some(folder) = args.skill_folders.iter().find(|folder| !folder.is_dir()) {
+        return Err(format!("--skills {}: no such folder", folder.display()));
+    }
+    // Checking or measuring skills talks to no model, whatever is named.
+    let offline = args.check_skills || args.measure_skills;
+    let model_name = cli::model_name(args.model).filter(|_| !offline);
+    // A real model only when one is named: a key in the environment alone
+    // never sends anything anywhere.
+    let (mut model, script_prompt) = match (model_name, args.script) {
+        (Some(name), _) => (model::from_env(&name)?, String::new()),
+        (None, Some(path)) => {
+            let text = std::fs::read_to_string(&path)
+                .map_err(|err| format!("cannot read script {path}: {err}"))?;
+            model::scripted(&path, &text)?
+        }
+        (None, None) => model::scripted("scripts/skills.json", DEMO_SCRIPT)?,
+    };
+    model.trace = args.servers.trace;
+    let prompt = match args.prompt.is_empty() {
+        true => script_prompt,
+        false => args.prompt.join(" "),
+    };
+    if prompt.is_empty() && !offline {
+        return Err("give a prompt: ch08-skills --model NAME What is 2 + 3?".to_string());
+    }
+    let mut skill_folders = args.skill_folders;
+    if skill_folders.is_empty() {
+        skill_folders.push(PathBuf::from(DEFAULT_SKILLS));
+    }
+    let add = cli::chapter_server("add", "ch03-add-tool-solution", &[]);
+    Ok(Cli {
+        servers: args.servers.configs(Some(add))?,
+        options: args.servers.options(),
+        skill_folders,
+        check_skills: args.check_skills,
+        measure_skills: args.measure_skills,
+        model,
+        prompt,
+        max_turns: args.max_turns,
+    })
+}

@@ -1,0 +1,211 @@
+//! The command line as a struct (clap's derive): each field is an option,
+//! its doc comment its line in `--help`. The servers' options are every
+//! harness chapter's (`wire_host::cli`); chapter 7 added the model's,
+//! chapter 8 the skills', this chapter the agents' and their limits.
+
+use std::path::PathBuf;
+
+use clap::Parser;
+use serde_json::Value;
+use wire_host::cli::{self, ServerArgs};
+use wire_host::connection::Options;
+use wire_host::host::ServerConfig;
+use wire_host::model::{self, Model, Provider};
+
+use crate::{PROGRAM, measure};
+
+/// The demo script, built into the binary so the demo needs no files.
+const DEMO_SCRIPT: &str = include_str!("../scripts/subagents.json");
+/// The chapter's own skills, used when no `--skills` is given.
+const DEFAULT_SKILLS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/skills");
+/// The chapter's own agents, used when no `--agents` is given.
+const DEFAULT_AGENTS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/agents");
+
+const ABOUT: &str = "ch09-subagents: an agent loop over MCP servers, with skills and subagents.\n\n\
+    With no options it runs a scripted demo: chapter 3's server as `add` (run\n\
+    through `cargo run` from this workspace; with --measure-agents, chapter 5's\n\
+    over notes/ as `notes`), this chapter's agents and skills, and a scripted\n\
+    model that delegates two tasks to subagents in one turn; no network.";
+
+#[derive(Parser)]
+#[command(name = PROGRAM, bin_name = PROGRAM, about = ABOUT, after_help = cli::MODEL_ENVIRONMENT)]
+struct Args {
+    #[command(flatten)]
+    servers: ServerArgs,
+    /// A scripted model: replies from a JSON file (default: scripts/subagents.json)
+    #[arg(long, value_name = "PATH")]
+    script: Option<String>,
+    /// A real model over HTTP instead (also WIRE_MODEL)
+    #[arg(long, value_name = "NAME")]
+    model: Option<String>,
+    /// Give up after N model turns
+    #[arg(long, value_name = "N", default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
+    max_turns: u32,
+    /// Load the skills in DIR's subfolders (repeatable; default: this
+    /// chapter's skills/ folder)
+    #[arg(long = "skills", value_name = "DIR")]
+    skill_folders: Vec<PathBuf>,
+    /// Validate the skills and print one line per folder and the
+    /// catalogue's cost; start nothing
+    #[arg(long)]
+    check_skills: bool,
+    /// Print what N synthetic skills cost an idle turn, in the catalogue and
+    /// pasted inline; start nothing
+    #[arg(long)]
+    measure_skills: bool,
+    /// Load the agent files (*.md) under DIR (repeatable; default: this
+    /// chapter's agents/ folder)
+    #[arg(long = "agents", value_name = "DIR")]
+    agent_folders: Vec<PathBuf>,
+    /// Validate the agent files and print one line per file; start nothing
+    #[arg(long)]
+    check_agents: bool,
+    /// Levels of subagents below the main conversation (1: subagents get no
+    /// Agent tool; 0: none)
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    max_depth: u32,
+    /// Subagents of one reply that run at once
+    #[arg(long, value_name = "N", default_value_t = 4)]
+    max_concurrent: usize,
+    /// Run a question that reads five notes twice, in place and delegated,
+    /// and print the parent's context per turn
+    #[arg(long)]
+    measure_agents: bool,
+    // STRETCH(ch09/spawn-allowlist): the `--agent NAME` option.
+    /// Run the main conversation as the agent NAME
+    #[cfg(feature = "stretch")]
+    #[arg(long, value_name = "NAME")]
+    agent: Option<String>,
+    // END(ch09/spawn-allowlist)
+    /// What to ask (default: the script's prompt)
+    prompt: Vec<String>,
+}
+
+pub struct Cli {
+    pub servers: Vec<ServerConfig>,
+    pub skill_folders: Vec<PathBuf>,
+    pub agent_folders: Vec<PathBuf>,
+    pub check_skills: bool,
+    pub measure_skills: bool,
+    pub check_agents: bool,
+    pub measure_agents: bool,
+    pub model: Model,
+    pub prompt: String,
+    pub max_turns: u32,
+    pub max_depth: u32,
+    pub max_concurrent: usize,
+    pub options: Options,
+    // STRETCH(ch09/spawn-allowlist): the agent `--agent` names.
+    #[cfg(feature = "stretch")]
+    pub main_agent: Option<String>,
+    // END(ch09/spawn-allowlist)
+}
+
+/// The command line, or the exit status to end with: 0 after `--help`, 2
+/// after a usage error (one line on stderr).
+pub fn parse() -> Result<Cli, std::process::ExitCode> {
+    let args = Args::try_parse().map_err(|err| cli::usage(PROGRAM, err))?;
+    resolve(args).map_err(|err| cli::refuse(PROGRAM, &err))
+}
+
+fn resolve(args: Args) -> Result<Cli, String> {
+    let folders = [
+        ("--skills", &args.skill_folders),
+        ("--agents", &args.agent_folders),
+    ];
+    for (option, folders) in folders {
+        if let Some(folder) = folders.iter().find(|folder| !folder.is_dir()) {
+            return Err(format!("{option} {}: no such folder", folder.display()));
+        }
+    }
+    if args.max_concurrent == 0 {
+        return Err("--max-concurrent 0: at least one subagent must be able to run".to_string());
+    }
+    // Checking or measuring talks to no model, whatever is named.
+    let offline = args.check_skills || args.measure_skills || args.check_agents;
+    let offline = offline || args.measure_agents;
+    let model_name = cli::model_name(args.model).filter(|_| !offline);
+    // A real model only when one is named: a key in the environment alone
+    // never sends anything anywhere.
+    let (mut model, script_prompt) = match (model_name, args.script) {
+        (Some(name), _) => (model::from_env(&name)?, String::new()),
+        (None, Some(path)) => {
+            let text = std::fs::read_to_string(&path)
+                .map_err(|err| format!("cannot read script {path}: {err}"))?;
+            scripted(&path, &text)?
+        }
+        (None, None) => scripted("scripts/subagents.json", DEMO_SCRIPT)?,
+    };
+    model.trace = args.servers.trace;
+    let prompt = match args.prompt.is_empty() {
+        true => script_prompt,
+        false => args.prompt.join(" "),
+    };
+    if prompt.is_empty() && !offline {
+        return Err("give a prompt: ch09-subagents --model NAME What is 2 + 3?".to_string());
+    }
+    let default_server = match args.measure_agents {
+        true => cli::chapter_server(
+            "notes",
+            "ch05-prompts-solution",
+            &["--notes-dir", measure::NOTES],
+        ),
+        false => cli::chapter_server("add", "ch03-add-tool-solution", &[]),
+    };
+    Ok(Cli {
+        servers: args.servers.configs(Some(default_server))?,
+        options: args.servers.options(),
+        skill_folders: or_default(args.skill_folders, DEFAULT_SKILLS),
+        agent_folders: or_default(args.agent_folders, DEFAULT_AGENTS),
+        check_skills: args.check_skills,
+        measure_skills: args.measure_skills,
+        check_agents: args.check_agents,
+        measure_agents: args.measure_agents,
+        model,
+        prompt,
+        max_turns: args.max_turns,
+        max_depth: args.max_depth,
+        max_concurrent: args.max_concurrent,
+        // STRETCH(ch09/spawn-allowlist): the agent `--agent` names.
+        #[cfg(feature = "stretch")]
+        main_agent: args.agent,
+        // END(ch09/spawn-allowlist)
+    })
+}
+
+/// The folders given, or the chapter's own when none is.
+fn or_default(folders: Vec<PathBuf>, default: &str) -> Vec<PathBuf> {
+    match folders.is_empty() {
+        true => vec![PathBuf::from(default)],
+        false => folders,
+    }
+}
+
+/// A scripted model (`wire_host::model::scripted`) with a queue of replies
+/// for each subagent too: a script's `subagents` maps the id of each
+/// `Agent` call to the replies of the subagent it starts.
+pub fn scripted(name: &str, text: &str) -> Result<(Model, String), String> {
+    let (model, prompt) = model::scripted(name, text)?;
+    let script: Value = serde_json::from_str(text).map_err(|err| err.to_string())?;
+    let (
+        Some(subagents),
+        Provider::Scripted {
+            replies: queues, ..
+        },
+    ) = (script.get("subagents"), &model.provider)
+    else {
+        return Ok((model, prompt));
+    };
+    let subagents = subagents.as_object().ok_or(format!(
+        "script {name}: \"subagents\" maps Agent call ids to replies"
+    ))?;
+    let mut queues = queues.lock().map_err(|err| err.to_string())?;
+    for (id, replies) in subagents {
+        let replies = replies.as_array().ok_or(format!(
+            "script {name}: subagents.{id} is not a list of replies"
+        ))?;
+        queues.insert(id.clone(), replies.iter().cloned().collect());
+    }
+    drop(queues);
+    Ok((model, prompt))
+}

@@ -1,0 +1,109 @@
+//! The part of the harness's command line that every chapter from 07 on
+//! shares, and that none of them teaches: the MCP servers to start and how
+//! to talk to them, the default servers from this workspace, and how a
+//! usage error reads. A chapter's own `cli.rs` flattens [`ServerArgs`] into
+//! its clap struct and adds what it teaches.
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use crate::connection::{self, Options};
+use crate::host::ServerConfig;
+
+/// The end of every harness's `--help`: what `--model` reads.
+pub const MODEL_ENVIRONMENT: &str = "\
+Environment for --model:
+  ANTHROPIC_API_KEY   the key (required; any value for a local model)
+  ANTHROPIC_BASE_URL  default https://api.anthropic.com; for Ollama
+                      http://localhost:11434, for llama.cpp http://localhost:8080";
+
+/// `--server`, `--timeout-ms`, `--trace`.
+#[derive(clap::Args)]
+pub struct ServerArgs {
+    /// Start COMMAND as the MCP server NAME (repeatable; default: the demo's)
+    #[arg(long = "server", value_name = "NAME=COMMAND")]
+    pub servers: Vec<String>,
+    /// How long to wait for an MCP reply, in ms
+    #[arg(long, value_name = "N", default_value_t = 30_000)]
+    pub timeout_ms: u64,
+    /// Print every MCP frame, both ways, on stderr
+    #[arg(long)]
+    pub trace: bool,
+}
+
+impl ServerArgs {
+    /// Each `--server NAME=COMMAND`, split at its first `=`; `default` (if
+    /// any) when none is given.
+    pub fn configs(&self, default: Option<ServerConfig>) -> Result<Vec<ServerConfig>, String> {
+        if self.servers.is_empty() {
+            return Ok(default.into_iter().collect());
+        }
+        let mut servers = Vec::new();
+        for value in &self.servers {
+            let (name, command) = value
+                .split_once('=')
+                .ok_or(format!("--server {value:?}: write NAME=COMMAND"))?;
+            servers.push(ServerConfig {
+                name: name.to_string(),
+                command: connection::split_command(command),
+            });
+        }
+        Ok(servers)
+    }
+
+    /// How each connection behaves.
+    pub fn options(&self) -> Options {
+        Options {
+            timeout: Duration::from_millis(self.timeout_ms),
+            trace: self.trace,
+        }
+    }
+}
+
+/// `--model NAME`, or else a non-empty `WIRE_MODEL`.
+pub fn model_name(named: Option<String>) -> Option<String> {
+    named.or(std::env::var("WIRE_MODEL").ok().filter(|m| !m.is_empty()))
+}
+
+/// A chapter's server (`package`, with `args`) as the MCP server `name`,
+/// started through cargo from this workspace: cargo builds it if needed,
+/// and the path works wherever the workspace lives. `--config` brings the
+/// workspace's cargo settings along (in an offline room, its vendored
+/// crates) whatever folder the demo is started from.
+pub fn chapter_server(name: &str, package: &str, args: &[&str]) -> ServerConfig {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
+    let manifest = concat!(env!("CARGO_MANIFEST_DIR"), "/../../Cargo.toml");
+    let config = concat!(env!("CARGO_MANIFEST_DIR"), "/../../.cargo/config.toml");
+    let dashes: &[&str] = if args.is_empty() { &[] } else { &["--"] };
+    ServerConfig {
+        name: name.to_string(),
+        command: [&cargo, "run", "--quiet", "--manifest-path", manifest]
+            .into_iter()
+            .chain(["--config", config, "--package", package])
+            .chain(dashes.iter().chain(args).copied())
+            .map(str::to_string)
+            .collect(),
+    }
+}
+
+/// clap's verdict in the course's style: the help as clap writes it, on
+/// stdout (status 0); an error as one line on stderr after the program's
+/// name (status 2), where clap's own runs to several, with the usage again.
+pub fn usage(program: &str, err: clap::Error) -> ExitCode {
+    if !err.use_stderr() {
+        print!("{err}");
+        return ExitCode::SUCCESS;
+    }
+    let text = err.to_string();
+    let first = text.lines().next().unwrap_or_default();
+    let reason = first.strip_prefix("error: ").unwrap_or(first);
+    eprintln!("{program}: {}; try --help", reason.replace('\'', "\""));
+    ExitCode::from(2)
+}
+
+/// A usage error found after parsing (a folder that is not there, a
+/// number out of range): one line, status 2.
+pub fn refuse(program: &str, err: &str) -> ExitCode {
+    eprintln!("{program}: {err}");
+    ExitCode::from(2)
+}
