@@ -1,19 +1,18 @@
 //! The agent loop, and the few helpers it leans on: the tools as the model
 //! sees them, the request body, and running one tool call through MCP.
 //! Chapter 9 runs the loop once per context: the main conversation, and
-//! each subagent's, all sharing one `Harness`.
-
-use std::future::Future;
-use std::pin::Pin;
-use std::task::Poll;
+//! each subagent's, all sharing one `Harness`. An `Agent` call runs the
+//! loop again, for a subagent: the harness hands the loop the function
+//! that does it (`Harness::delegate`), so this module never imports the
+//! one that calls it back.
 
 use serde_json::{Value, json};
 use tokio::sync::Semaphore;
 
 use crate::PROGRAM;
 use crate::agents::Agent;
-use crate::delegate;
 use crate::host::Host;
+use crate::join::{Run, join_all};
 use crate::model::Model;
 use crate::resource_tool;
 use crate::skill_tools;
@@ -24,6 +23,22 @@ use crate::tokens;
 const SYSTEM: &str = "You are a careful assistant. Use the tools for arithmetic.";
 /// The most tokens one reply may use; the API requires a limit.
 const MAX_TOKENS: u32 = 1024;
+/// The tool that starts a subagent, as Claude Code calls it (it was
+/// `Task` before v2.1.63).
+pub const AGENT: &str = "Agent";
+
+/// What an `Agent` call gives back: the subagent's final text (or why
+/// there is none), and its lines, labelled.
+pub type Delegated = (Result<String, String>, Vec<String>);
+
+// ANCHOR: delegate
+/// How the loop runs an `Agent` call: `delegate::start`, which runs this
+/// loop again in a fresh context. The loop is given it in the harness
+/// rather than importing it: the recursion goes through this function, and
+/// no two modules import each other.
+pub type Delegate =
+    for<'a> fn(&'a Harness, &'a Context, &'a Value, &'a Semaphore) -> Run<'a, Delegated>;
+// ANCHOR_END: delegate
 
 /// What every context shares: the servers, the skills, the agents, the
 /// model, and the limits from the command line.
@@ -38,6 +53,8 @@ pub struct Harness {
     pub max_depth: u32,
     /// How many subagents of one reply may run at the same time.
     pub max_concurrent: usize,
+    /// Runs an `Agent` call: a subagent.
+    pub delegate: Delegate,
 }
 
 // ANCHOR: context
@@ -73,25 +90,6 @@ impl Log {
     }
 }
 
-impl Harness {
-    /// The main conversation: every tool, the skill catalogue, and the
-    /// `Agent` tool when there are agents and subagents are allowed.
-    pub fn main_context(&self) -> Context {
-        let mut tools = tool_definitions(&self.host, &self.skills);
-        if self.max_depth > 0 {
-            tools.extend(delegate::definition(&self.agents));
-        }
-        Context {
-            key: crate::model::MAIN.to_string(),
-            depth: 0,
-            model: self.model.name().to_string(),
-            system: system_prompt(&self.skills),
-            tools,
-            cap: self.max_turns,
-        }
-    }
-}
-
 // ANCHOR: agent_loop
 pub async fn run(
     harness: &Harness,
@@ -112,9 +110,9 @@ pub async fn run(
         // Every call of the reply runs at the same time; the results come
         // back in the order the model asked for them.
         let slots = Semaphore::new(harness.max_concurrent);
-        let runs: Vec<Run<'_>> = calls
+        let runs: Vec<Run<'_, (Value, Vec<String>)>> = calls
             .iter()
-            .map(|call| Box::pin(run_tool(harness, context, call, &slots)) as Pin<Box<_>>)
+            .map(|call| Box::pin(run_tool(harness, context, call, &slots)) as Run<'_, _>)
             .collect();
         let mut results = Vec::new();
         for (result, lines) in join_all(runs).await {
@@ -129,33 +127,6 @@ pub async fn run(
     ))
 }
 // ANCHOR_END: agent_loop
-
-// ANCHOR: join_all
-/// One tool call under way: its `tool_result` block and its lines, later.
-type Run<'a> = Pin<Box<dyn Future<Output = (Value, Vec<String>)> + 'a>>;
-
-/// Runs the calls at the same time, on this one task, and returns their
-/// outputs in the order given: each poll polls every unfinished one.
-async fn join_all(mut runs: Vec<Run<'_>>) -> Vec<(Value, Vec<String>)> {
-    let mut outputs: Vec<Option<(Value, Vec<String>)>> = runs.iter().map(|_| None).collect();
-    std::future::poll_fn(|cx| {
-        for (run, output) in runs.iter_mut().zip(&mut outputs) {
-            if output.is_none()
-                && let Poll::Ready(value) = run.as_mut().poll(cx)
-            {
-                *output = Some(value);
-            }
-        }
-        if outputs.iter().all(Option::is_some) {
-            Poll::Ready(())
-        } else {
-            Poll::Pending
-        }
-    })
-    .await;
-    outputs.into_iter().flatten().collect()
-}
-// ANCHOR_END: join_all
 
 // ANCHOR: tool_definitions
 /// The catalogue as the model sees it: the qualified name, the server's
@@ -245,8 +216,8 @@ async fn run_tool(
         Err(format!(
             "there is no tool named {name:?} here: call one of the tools you were given"
         ))
-    } else if name == delegate::AGENT {
-        let (outcome, subagent) = delegate::run(harness, context, call, slots).await;
+    } else if name == AGENT {
+        let (outcome, subagent) = (harness.delegate)(harness, context, call, slots).await;
         lines = subagent;
         outcome.map(|text| json!({ "content": [{ "type": "text", "text": text }] }))
     } else if skill_tools::handles(skills, name) {

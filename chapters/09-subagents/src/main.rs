@@ -17,6 +17,7 @@ mod delegate;
 // (ReadMcpResourceTool) but offers no prompts, so get_prompt goes unused.
 #[allow(dead_code)]
 mod host;
+mod join;
 mod measure;
 mod model;
 mod resource_tool;
@@ -184,6 +185,7 @@ async fn main() -> ExitCode {
         max_turns: cli.max_turns,
         max_depth: cli.max_depth,
         max_concurrent: cli.max_concurrent,
+        delegate: delegate::start,
     };
     let outcome = if cli.measure_agents {
         measure::print_delegation(&mut harness).await
