@@ -12,6 +12,9 @@ mod agents;
 mod bash;
 mod connection;
 mod delegate;
+mod events;
+mod fence;
+mod harness;
 mod hooks;
 // Chapter 6's host, carried forward unchanged. This loop reads resources
 // (ReadMcpResourceTool) but offers no prompts, so get_prompt goes unused.
@@ -223,6 +226,7 @@ async fn main() -> ExitCode {
         },
         workdir: session.workdir.clone(),
         session_context: Vec::new(),
+        delegate: delegate::start,
     };
     let mut log = Log { lines: None };
     let outcome = match session_start(&mut harness, &mut log).await {
@@ -269,13 +273,9 @@ async fn main() -> ExitCode {
 /// Fires SessionStart (source `startup`) once, before the first prompt:
 /// what its hooks add goes into the first user message.
 async fn session_start(harness: &mut Harness, log: &mut Log) -> Result<(), String> {
-    let mut input = harness.hooks.input("SessionStart");
-    input.insert("source".into(), serde_json::json!("startup"));
-    input.insert("model".into(), serde_json::json!(harness.model.name()));
-    let (outcome, said) = harness
-        .hooks
-        .fire("SessionStart", Some("startup"), input)
-        .await;
+    let model = harness.model.name();
+    let event = events::Event::SessionStart { model };
+    let (outcome, said) = harness.hooks.fire(&event, None).await;
     said.into_iter().for_each(|line| log.say(line));
     if let Some(reason) = outcome.stop {
         return Err(format!("a SessionStart hook stopped the session: {reason}"));

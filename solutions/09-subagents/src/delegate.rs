@@ -10,9 +10,9 @@
 use serde_json::{Value, json};
 use tokio::sync::Semaphore;
 
-pub use crate::agent::AGENT;
-use crate::agent::{self, Context, Delegated, Harness, Log, tool_definitions};
+use crate::agent::{self, tool_definitions};
 use crate::agents::{self, Agent};
+use crate::harness::{AGENT, Context, Delegated, Harness, Log};
 use crate::join::Run;
 use crate::skill_tools;
 use crate::skills;
@@ -108,21 +108,9 @@ pub async fn run(
         }
     }
     // END(ch09/spawn-allowlist)
-    let Some(agent) = harness.agents.iter().find(|agent| agent.name == wanted) else {
-        let names: Vec<&str> = harness.agents.iter().map(|a| a.name.as_str()).collect();
-        let types = names.join(", ");
-        return (
-            Err(format!(
-                "there is no agent type {wanted:?}; the types are: {types}"
-            )),
-            vec![],
-        );
-    };
-    let Some(prompt) = input["prompt"].as_str().filter(|p| !p.trim().is_empty()) else {
-        return (
-            Err("give \"prompt\": the whole task, as text".into()),
-            vec![],
-        );
+    let (agent, prompt) = match requested(harness, wanted, input) {
+        Ok(found) => found,
+        Err(refusal) => return (Err(refusal), vec![]),
     };
     // At most max_concurrent subagents of one reply run at once; the others
     // wait here for a slot. The semaphore is never closed.
@@ -131,17 +119,11 @@ pub async fn run(
     let mut log = Log {
         lines: Some(Vec::new()),
     };
-    let names: Vec<&str> = context
-        .tools
-        .iter()
-        .filter_map(|t| t["name"].as_str())
-        .collect();
-    let names = if names.is_empty() {
-        "none".to_string()
-    } else {
-        names.join(" ")
-    };
-    log.say(format!("subagent {}, tools: {names}", agent.name));
+    log.say(format!(
+        "subagent {}, tools: {}",
+        agent.name,
+        tool_names(&context)
+    ));
     let outcome = agent::run(harness, &context, prompt, &mut log).await;
     match &outcome {
         Ok(answer) => log.say(format!("answer: {answer}")),
@@ -156,6 +138,39 @@ pub async fn run(
     (outcome, labelled)
 }
 // ANCHOR_END: run
+
+/// The agent an `Agent` call names, and its prompt; or why it cannot run.
+fn requested<'a>(
+    harness: &'a Harness,
+    wanted: &str,
+    input: &'a Value,
+) -> Result<(&'a Agent, &'a str), String> {
+    let Some(agent) = harness.agents.iter().find(|agent| agent.name == wanted) else {
+        let names: Vec<&str> = harness.agents.iter().map(|a| a.name.as_str()).collect();
+        let types = names.join(", ");
+        return Err(format!(
+            "there is no agent type {wanted:?}; the types are: {types}"
+        ));
+    };
+    match input["prompt"].as_str().filter(|p| !p.trim().is_empty()) {
+        Some(prompt) => Ok((agent, prompt)),
+        None => Err("give \"prompt\": the whole task, as text".into()),
+    }
+}
+
+/// The names of a context's tools, for its first line, or `none`.
+fn tool_names(context: &Context) -> String {
+    let names: Vec<&str> = context
+        .tools
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    if names.is_empty() {
+        "none".to_string()
+    } else {
+        names.join(" ")
+    }
+}
 
 // ANCHOR: subagent_context
 /// The subagent's fresh context: the agent's body as its system prompt

@@ -13,6 +13,7 @@ mod agent;
 mod agents;
 mod connection;
 mod delegate;
+mod harness;
 // Chapter 6's host, carried forward unchanged. This loop reads resources
 // (ReadMcpResourceTool) but offers no prompts, so get_prompt goes unused.
 #[allow(dead_code)]

@@ -39,6 +39,7 @@ impl Output {
     }
 }
 
+// ANCHOR: run_bounded
 /// Starts `command` in a process group of its own, writes `stdin` to it,
 /// reads at most MAX_OUTPUT bytes of each stream, and at `timeout` kills
 /// the whole group, whether the command itself is still running or only
@@ -93,6 +94,7 @@ pub async fn run_bounded(
         cut: cut_out || cut_err,
     })
 }
+// ANCHOR_END: run_bounded
 
 /// SIGKILL to the process group `pid` leads (the child made it its own).
 fn kill_group(pid: Option<u32>) {
