@@ -148,6 +148,39 @@ fn a_hook_that_crashes_never_takes_the_harness_down() {
         .stdout(predicate::str::contains("still here"));
 }
 
+#[test]
+fn a_hook_timeout_holds_when_a_child_keeps_the_pipes_open() {
+    let dir = scratch("hook-pipes");
+    let marker = dir.join("late");
+    // The hook answers at once, but leaves a child holding its stdout and
+    // stderr, which marks a file once it is done. Unless the deadline
+    // covers the pipes too (and kills the group), the harness waits for
+    // that child: the marker would be there when the harness returns.
+    let command = format!("(sleep 5; touch '{}') & exit 0", marker.display());
+    let hook = serde_json::json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+        {"type": "command", "command": command, "timeout": 1}]}]}});
+    let settings = dir.join("settings.json");
+    std::fs::write(&settings, hook.to_string()).unwrap();
+    let script = one_bash_call(&dir, "echo ran");
+    ch10()
+        .arg("--settings")
+        .arg(&settings)
+        .arg("--script")
+        .arg(&script)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "timed out after 1 s and was killed; no decision",
+        ))
+        .stdout(predicate::str::contains(
+            "tool Bash {\"command\":\"echo ran\"} -> ran",
+        ));
+    assert!(
+        !marker.exists(),
+        "the harness returned after the hook's child was done: its timeout did not hold"
+    );
+}
+
 /// A folder of links to the programs the demo needs, and no jq.
 #[cfg(unix)]
 fn path_without_jq(dir: &Path) -> PathBuf {
@@ -293,6 +326,16 @@ fn the_allowlist_hook_blocks_the_spellings_the_rm_hook_misses() {
     allowlist("ls; rm -rf .")
         .code(2)
         .stderr("Blocked: no lists, pipes, substitutions or redirections\n");
+}
+
+#[test]
+fn the_allowlist_hook_refuses_a_command_of_several_lines() {
+    // The shell runs the second line too; the hook would read only `ls`.
+    for command in ["ls\nrm -rf .", "ls\r\nrm -rf .", "ls -la\n\nrm -rf ."] {
+        allowlist(command)
+            .code(2)
+            .stderr("Blocked: one line only: a newline starts another command\n");
+    }
 }
 
 /// util-linux's `script`, which runs a command on a pseudo-terminal of its

@@ -12,7 +12,11 @@ use wire_host::connection::Options;
 use wire_host::host::ServerConfig;
 use wire_host::model::{self, Model, Provider};
 
-use crate::{PROGRAM, measure};
+use crate::PROGRAM;
+
+/// The notes `--measure-agents` reads: chapter 5's server serves this
+/// folder when no `--server` is given.
+const NOTES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/notes");
 
 /// The demo script, built into the binary so the demo needs no files.
 const DEMO_SCRIPT: &str = include_str!("../scripts/subagents.json");
@@ -139,11 +143,7 @@ fn resolve(args: Args) -> Result<Cli, String> {
         return Err("give a prompt: ch09-subagents --model NAME What is 2 + 3?".to_string());
     }
     let default_server = match args.measure_agents {
-        true => cli::chapter_server(
-            "notes",
-            "ch05-prompts-solution",
-            &["--notes-dir", measure::NOTES],
-        ),
+        true => cli::chapter_server("notes", "ch05-prompts-solution", &["--notes-dir", NOTES]),
         false => cli::chapter_server("add", "ch03-add-tool-solution", &[]),
     };
     Ok(Cli {

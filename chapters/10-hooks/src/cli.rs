@@ -13,7 +13,11 @@ use wire_host::connection::Options;
 use wire_host::host::ServerConfig;
 use wire_host::model::{self, Model, Provider};
 
-use crate::{PROGRAM, measure};
+use crate::PROGRAM;
+
+/// The notes `--measure-agents` reads: chapter 5's server serves this
+/// folder when no `--server` is given.
+const NOTES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/notes");
 
 /// The demo script, built into the binary so the demo needs no files.
 const DEMO_SCRIPT: &str = include_str!("../scripts/injection.json");
@@ -167,7 +171,7 @@ fn resolve(args: Args, demo: bool) -> Result<Cli, String> {
     if prompt.is_empty() && !offline {
         return Err("give a prompt: ch10-hooks --model NAME What is 2 + 3?".to_string());
     }
-    let notes = ["--notes-dir", measure::NOTES];
+    let notes = ["--notes-dir", NOTES];
     let default_server = match args.measure_agents {
         true => Some(cli::chapter_server(
             "notes",

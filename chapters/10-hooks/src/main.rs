@@ -11,6 +11,9 @@ mod agent;
 mod bash;
 mod cli;
 mod delegate;
+mod events;
+mod fence;
+mod harness;
 mod hooks;
 mod measure;
 
@@ -90,6 +93,7 @@ async fn main() -> ExitCode {
         hooks,
         workdir: session.workdir.clone(),
         session_context: Vec::new(),
+        delegate: delegate::start,
     };
     let outcome = converse(&mut harness, cli.measure_agents, &cli.prompt).await;
     harness.host.shutdown().await;
@@ -178,13 +182,9 @@ fn finish(outcome: Result<Option<String>, String>) -> ExitCode {
 /// Fires SessionStart (source `startup`) once, before the first prompt:
 /// what its hooks add goes into the first user message.
 async fn session_start(harness: &mut Harness, log: &mut Log) -> Result<(), String> {
-    let mut input = harness.hooks.input("SessionStart");
-    input.insert("source".into(), serde_json::json!("startup"));
-    input.insert("model".into(), serde_json::json!(harness.model.name()));
-    let (outcome, said) = harness
-        .hooks
-        .fire("SessionStart", Some("startup"), input)
-        .await;
+    let model = harness.model.name();
+    let event = events::Event::SessionStart { model };
+    let (outcome, said) = harness.hooks.fire(&event, None).await;
     said.into_iter().for_each(|line| log.say(line));
     if let Some(reason) = outcome.stop {
         return Err(format!("a SessionStart hook stopped the session: {reason}"));

@@ -1,20 +1,18 @@
 //! The agent loop, and the few helpers it leans on: the tools as the model
 //! sees them, the request body, and running one tool call through MCP.
 //! Chapter 9 runs the loop once per context: the main conversation, and
-//! each subagent's, all sharing one `Harness`.
-
-use std::future::Future;
-use std::pin::Pin;
-use std::task::Poll;
+//! each subagent's, all sharing one `Harness` (`harness.rs`). An `Agent`
+//! call runs the loop again, for a subagent: the harness hands the loop
+//! the function that does it (`Harness::delegate`), so this module never
+//! imports the one that calls it back.
 
 use serde_json::{Value, json};
 use tokio::sync::Semaphore;
 
 use crate::PROGRAM;
-use crate::agents::Agent;
-use crate::delegate;
+pub use crate::harness::{AGENT, Context, Harness, Log};
 use crate::host::Host;
-use crate::model::Model;
+use crate::join::{Run, join_all};
 use crate::resource_tool;
 use crate::skill_tools;
 use crate::skills::{self, Skill};
@@ -24,73 +22,6 @@ use crate::tokens;
 const SYSTEM: &str = "You are a careful assistant. Use the tools for arithmetic.";
 /// The most tokens one reply may use; the API requires a limit.
 const MAX_TOKENS: u32 = 1024;
-
-/// What every context shares: the servers, the skills, the agents, the
-/// model, and the limits from the command line.
-pub struct Harness {
-    pub host: Host,
-    pub skills: Vec<Skill>,
-    pub agents: Vec<Agent>,
-    pub model: Model,
-    /// The main conversation's turn cap, and a subagent's without maxTurns.
-    pub max_turns: u32,
-    /// How many levels of subagents may run below the main conversation.
-    pub max_depth: u32,
-    /// How many subagents of one reply may run at the same time.
-    pub max_concurrent: usize,
-}
-
-// ANCHOR: context
-/// One conversation: the main one, or a subagent's. Each has its own
-/// messages list, system prompt and tools; only the harness is shared.
-pub struct Context {
-    /// `main`, or the id of the `Agent` call that started this subagent.
-    pub key: String,
-    /// 0 for the main conversation, 1 for its subagents, and so on.
-    pub depth: u32,
-    /// The `model` field of its requests.
-    pub model: String,
-    pub system: String,
-    /// The only tools it may call.
-    pub tools: Vec<Value>,
-    pub cap: u32,
-}
-// ANCHOR_END: context
-
-/// Where a context's lines go: the main one prints them; a subagent keeps
-/// them, and its parent prints them, labelled, once it is done, so lines
-/// of subagents running at the same time never mix.
-pub struct Log {
-    pub lines: Option<Vec<String>>,
-}
-
-impl Log {
-    pub fn say(&mut self, line: String) {
-        match &mut self.lines {
-            Some(lines) => lines.push(line),
-            None => println!("{line}"),
-        }
-    }
-}
-
-impl Harness {
-    /// The main conversation: every tool, the skill catalogue, and the
-    /// `Agent` tool when there are agents and subagents are allowed.
-    pub fn main_context(&self) -> Context {
-        let mut tools = tool_definitions(&self.host, &self.skills);
-        if self.max_depth > 0 {
-            tools.extend(delegate::definition(&self.agents));
-        }
-        Context {
-            key: crate::model::MAIN.to_string(),
-            depth: 0,
-            model: self.model.name().to_string(),
-            system: system_prompt(&self.skills),
-            tools,
-            cap: self.max_turns,
-        }
-    }
-}
 
 // ANCHOR: agent_loop
 pub async fn run(
@@ -112,9 +43,9 @@ pub async fn run(
         // Every call of the reply runs at the same time; the results come
         // back in the order the model asked for them.
         let slots = Semaphore::new(harness.max_concurrent);
-        let runs: Vec<Run<'_>> = calls
+        let runs: Vec<Run<'_, (Value, Vec<String>)>> = calls
             .iter()
-            .map(|call| Box::pin(run_tool(harness, context, call, &slots)) as Pin<Box<_>>)
+            .map(|call| Box::pin(run_tool(harness, context, call, &slots)) as Run<'_, _>)
             .collect();
         let mut results = Vec::new();
         for (result, lines) in join_all(runs).await {
@@ -129,33 +60,6 @@ pub async fn run(
     ))
 }
 // ANCHOR_END: agent_loop
-
-// ANCHOR: join_all
-/// One tool call under way: its `tool_result` block and its lines, later.
-type Run<'a> = Pin<Box<dyn Future<Output = (Value, Vec<String>)> + 'a>>;
-
-/// Runs the calls at the same time, on this one task, and returns their
-/// outputs in the order given: each poll polls every unfinished one.
-async fn join_all(mut runs: Vec<Run<'_>>) -> Vec<(Value, Vec<String>)> {
-    let mut outputs: Vec<Option<(Value, Vec<String>)>> = runs.iter().map(|_| None).collect();
-    std::future::poll_fn(|cx| {
-        for (run, output) in runs.iter_mut().zip(&mut outputs) {
-            if output.is_none()
-                && let Poll::Ready(value) = run.as_mut().poll(cx)
-            {
-                *output = Some(value);
-            }
-        }
-        if outputs.iter().all(Option::is_some) {
-            Poll::Ready(())
-        } else {
-            Poll::Pending
-        }
-    })
-    .await;
-    outputs.into_iter().flatten().collect()
-}
-// ANCHOR_END: join_all
 
 // ANCHOR: tool_definitions
 /// The catalogue as the model sees it: the qualified name, the server's
@@ -245,8 +149,8 @@ async fn run_tool(
         Err(format!(
             "there is no tool named {name:?} here: call one of the tools you were given"
         ))
-    } else if name == delegate::AGENT {
-        let (outcome, subagent) = delegate::run(harness, context, call, slots).await;
+    } else if name == AGENT {
+        let (outcome, subagent) = (harness.delegate)(harness, context, call, slots).await;
         lines = subagent;
         outcome.map(|text| json!({ "content": [{ "type": "text", "text": text }] }))
     } else if skill_tools::handles(skills, name) {

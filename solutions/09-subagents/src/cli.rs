@@ -12,7 +12,11 @@ use wire_host::connection::Options;
 use wire_host::host::ServerConfig;
 use wire_host::model::{self, Model, Provider};
 
-use crate::{PROGRAM, measure};
+use crate::PROGRAM;
+
+/// The notes `--measure-agents` reads: chapter 5's server serves this
+/// folder when no `--server` is given.
+const NOTES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/notes");
 
 /// The demo script, built into the binary so the demo needs no files.
 const DEMO_SCRIPT: &str = include_str!("../scripts/subagents.json");
@@ -148,7 +152,7 @@ fn resolve(args: Args) -> Result<Cli, String> {
         true => cli::chapter_server(
             "notes",
             "ch05-prompts-solution",
-            &["--notes-dir", measure::NOTES],
+            &["--notes-dir", NOTES],
         ),
         false => cli::chapter_server("add", "ch03-add-tool-solution", &[]),
     };

@@ -3,17 +3,50 @@
 //! prompt, its own messages list, only the tools its definition allows)
 //! and returns only its final text. The subagent's tool calls never reach
 //! the parent's context.
+//!
+//! This module calls the loop (`agent::run`); the loop calls back through
+//! `start`, the function the harness hands it.
 
 use serde_json::{Value, json};
 use tokio::sync::Semaphore;
 
-use crate::agent::{self, Context, Harness, Log};
+use crate::agent::{self, tool_definitions};
 use crate::agents::{self, Agent};
+use crate::harness::{AGENT, Context, Delegated, Harness, Log};
+use crate::join::Run;
 use crate::skill_tools;
 use crate::skills;
 
-/// The tool's name, as Claude Code calls it (it was `Task` before v2.1.63).
-pub const AGENT: &str = "Agent";
+impl Harness {
+    /// The main conversation: every tool, the skill catalogue, and the
+    /// `Agent` tool when there are agents and subagents are allowed.
+    pub fn main_context(&self) -> Context {
+        let mut tools = tool_definitions(&self.host, &self.skills);
+        if self.max_depth > 0 {
+            tools.extend(definition(&self.agents));
+        }
+        Context {
+            key: crate::model::MAIN.to_string(),
+            depth: 0,
+            model: self.model.name().to_string(),
+            system: agent::system_prompt(&self.skills),
+            tools,
+            cap: self.max_turns,
+        }
+    }
+}
+
+/// What the harness hands the loop as its `delegate`: `run`, boxed. The
+/// loop calls this function, which calls the loop: a future that holds
+/// itself needs a box.
+pub fn start<'a>(
+    harness: &'a Harness,
+    parent: &'a Context,
+    call: &'a Value,
+    slots: &'a Semaphore,
+) -> Run<'a, Delegated> {
+    Box::pin(run(harness, parent, call, slots))
+}
 
 // ANCHOR: definition
 /// The `Agent` tool as the model sees it, when there are agents: each
@@ -58,7 +91,7 @@ pub async fn run(
     parent: &Context,
     call: &Value,
     slots: &Semaphore,
-) -> (Result<String, String>, Vec<String>) {
+) -> Delegated {
     let id = call["id"].as_str().unwrap_or_default();
     let input = &call["input"];
     let wanted = input["subagent_type"].as_str().unwrap_or_default();
@@ -75,21 +108,9 @@ pub async fn run(
         }
     }
     // END(ch09/spawn-allowlist)
-    let Some(agent) = harness.agents.iter().find(|agent| agent.name == wanted) else {
-        let names: Vec<&str> = harness.agents.iter().map(|a| a.name.as_str()).collect();
-        let types = names.join(", ");
-        return (
-            Err(format!(
-                "there is no agent type {wanted:?}; the types are: {types}"
-            )),
-            vec![],
-        );
-    };
-    let Some(prompt) = input["prompt"].as_str().filter(|p| !p.trim().is_empty()) else {
-        return (
-            Err("give \"prompt\": the whole task, as text".into()),
-            vec![],
-        );
+    let (agent, prompt) = match requested(harness, wanted, input) {
+        Ok(found) => found,
+        Err(refusal) => return (Err(refusal), vec![]),
     };
     // At most max_concurrent subagents of one reply run at once; the others
     // wait here for a slot. The semaphore is never closed.
@@ -98,20 +119,12 @@ pub async fn run(
     let mut log = Log {
         lines: Some(Vec::new()),
     };
-    let names: Vec<&str> = context
-        .tools
-        .iter()
-        .filter_map(|t| t["name"].as_str())
-        .collect();
-    let names = if names.is_empty() {
-        "none".to_string()
-    } else {
-        names.join(" ")
-    };
-    log.say(format!("subagent {}, tools: {names}", agent.name));
-    // The loop calls this function, which calls the loop: a future that
-    // holds itself needs a box.
-    let outcome = Box::pin(agent::run(harness, &context, prompt, &mut log)).await;
+    log.say(format!(
+        "subagent {}, tools: {}",
+        agent.name,
+        tool_names(&context)
+    ));
+    let outcome = agent::run(harness, &context, prompt, &mut log).await;
     match &outcome {
         Ok(answer) => log.say(format!("answer: {answer}")),
         Err(err) => log.say(format!("failed: {err}")),
@@ -125,6 +138,39 @@ pub async fn run(
     (outcome, labelled)
 }
 // ANCHOR_END: run
+
+/// The agent an `Agent` call names, and its prompt; or why it cannot run.
+fn requested<'a>(
+    harness: &'a Harness,
+    wanted: &str,
+    input: &'a Value,
+) -> Result<(&'a Agent, &'a str), String> {
+    let Some(agent) = harness.agents.iter().find(|agent| agent.name == wanted) else {
+        let names: Vec<&str> = harness.agents.iter().map(|a| a.name.as_str()).collect();
+        let types = names.join(", ");
+        return Err(format!(
+            "there is no agent type {wanted:?}; the types are: {types}"
+        ));
+    };
+    match input["prompt"].as_str().filter(|p| !p.trim().is_empty()) {
+        Some(prompt) => Ok((agent, prompt)),
+        None => Err("give \"prompt\": the whole task, as text".into()),
+    }
+}
+
+/// The names of a context's tools, for its first line, or `none`.
+fn tool_names(context: &Context) -> String {
+    let names: Vec<&str> = context
+        .tools
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    if names.is_empty() {
+        "none".to_string()
+    } else {
+        names.join(" ")
+    }
+}
 
 // ANCHOR: subagent_context
 /// The subagent's fresh context: the agent's body as its system prompt
@@ -158,6 +204,14 @@ pub fn subagent_context(harness: &Harness, parent: &Context, agent: &Agent, id: 
         })
         .collect();
     // END(ch09/spawn-allowlist)
+    // GAP(ch09/fresh-context): the subagent's own system prompt: the
+    // agent file's body (agent.prompt), then skill_tools::activate of each
+    // skill it preloads (agent.skills), then skills::catalogue when its
+    // tools include Skill; its model (the agent's, else the parent's) and
+    // its turn cap (maxTurns, else the harness's).
+    // starter: let _ = (agent.prompt.as_str(), &agent.model, agent.max_turns);
+    // starter: let system = parent.system.clone();
+    // starter: let (model, cap) = (parent.model.clone(), parent.cap);
     let mut system = agent.prompt.clone();
     for skill in harness
         .skills
@@ -169,13 +223,16 @@ pub fn subagent_context(harness: &Harness, parent: &Context, agent: &Agent, id: 
     if tools.iter().any(|tool| tool["name"] == skill_tools::SKILL) {
         system += &format!("\n\n{}", skills::catalogue(&harness.skills));
     }
+    let model = agent.model.clone().unwrap_or_else(|| parent.model.clone());
+    let cap = agent.max_turns.unwrap_or(harness.max_turns);
+    // END(ch09/fresh-context)
     Context {
         key: id.to_string(),
         depth,
-        model: agent.model.clone().unwrap_or_else(|| parent.model.clone()),
+        model,
         system,
         tools,
-        cap: agent.max_turns.unwrap_or(harness.max_turns),
+        cap,
     }
 }
 // ANCHOR_END: subagent_context

@@ -13,6 +13,8 @@ mod agent;
 mod agents;
 mod cli;
 mod delegate;
+mod harness;
+mod join;
 mod measure;
 mod resource_tool;
 
@@ -72,6 +74,7 @@ async fn main() -> ExitCode {
         max_turns: cli.max_turns,
         max_depth: cli.max_depth,
         max_concurrent: cli.max_concurrent,
+        delegate: delegate::start,
     };
     let outcome = match cli.measure_agents {
         true => measure::print_delegation(&mut harness).await,

@@ -94,9 +94,6 @@ const DELEGATED: (&str, &str) = (
 /// The agent the second script delegates to, an agent file beside the
 /// scripts (it loads in Claude Code too).
 const NOTE_READER: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/note-reader.md");
-/// The notes the question reads: chapter 5's server serves this folder
-/// when no `--server` is given.
-pub const NOTES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/notes");
 /// The tool the scripts search with: a server named `notes` must have it.
 const SEARCH: &str = "mcp__notes__search_notes";
 

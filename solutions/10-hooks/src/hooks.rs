@@ -13,23 +13,11 @@ use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 use tokio::process::Command;
+use wire_host::join::{Run, join_all};
+use wire_host::process::run_bounded;
 
-use crate::agent::{Run, join_all};
-use crate::bash;
+use crate::events::{EVENTS, Event};
 
-/// The events this harness fires (Claude Code has more).
-pub const EVENTS: &[&str] = &[
-    "SessionStart",
-    "UserPromptSubmit",
-    "PreToolUse",
-    "PostToolUse",
-    // STRETCH(ch10/post_tool_failure): the settings may name PostToolUseFailure.
-    #[cfg(feature = "stretch")]
-    "PostToolUseFailure",
-    // END(ch10/post_tool_failure)
-    "Stop",
-    "SubagentStop",
-];
 /// A command hook's timeout unless it sets one (seconds).
 const DEFAULT_TIMEOUT_S: u64 = 600;
 /// UserPromptSubmit hooks hold up the user, so theirs is shorter.
@@ -46,7 +34,7 @@ pub struct Handler {
 /// `{ "matcher": ..., "hooks": [...] }` under an event.
 #[derive(Debug)]
 struct Group {
-    matcher: String,
+    matcher: Matcher,
     handlers: Vec<Handler>,
 }
 
@@ -95,8 +83,12 @@ pub fn load(path: &Path) -> Result<Settings, String> {
 
 fn read_group(group: &Value, event: &str) -> Result<Group, String> {
     let matcher = match &group["matcher"] {
-        Value::Null => String::new(),
-        Value::String(text) => text.clone(),
+        Value::Null => Matcher::All,
+        // A matcher that does not compile would never match: a fence with a
+        // hole nobody sees. It makes the settings invalid instead.
+        Value::String(text) => Matcher::parse(text).map_err(|err| {
+            format!("hooks.{event}: matcher {text:?} is not a valid regular expression: {err}")
+        })?,
         _ => return Err(format!("hooks.{event}: a \"matcher\" is a string")),
     };
     let list = group["hooks"]
@@ -125,36 +117,50 @@ fn read_group(group: &Value, event: &str) -> Result<Group, String> {
 // ANCHOR_END: load
 
 // ANCHOR: matches
-/// Claude Code's matcher rules: empty or `*` matches everything; only
-/// letters, digits, `_`, `-`, spaces, `|` and `,` is an exact name or a
-/// list of names; anything else is a regular expression, unanchored (so
-/// `mcp__notes__.*` matches every tool of the server `notes`).
-pub fn matches(matcher: &str, name: &str) -> bool {
-    // GAP(ch10/matches): empty or `*` matches all; a matcher of only
-    // letters, digits, `_`, `-`, spaces, `|` and `,` is a list of exact
-    // names; anything else is a regex::Regex, matched anywhere in the name.
-    // starter: let _ = (matcher, name);
-    // starter: true
-    if matcher.is_empty() || matcher == "*" {
-        return true;
+/// A group's matcher, read once, when the settings are loaded.
+#[derive(Debug)]
+pub enum Matcher {
+    /// Empty, `*`, or no matcher at all.
+    All,
+    /// Exact names: `Bash`, `Bash|Read`, `Read, Write`.
+    Names(Vec<String>),
+    /// A regular expression, found anywhere in the name.
+    Pattern(regex::Regex),
+}
+
+impl Matcher {
+    /// Claude Code's rules: empty or `*` matches everything; only letters,
+    /// digits, `_`, `-`, spaces, `|` and `,` is an exact name or a list of
+    /// names; anything else is a regular expression, unanchored (so
+    /// `mcp__notes__.*` matches every tool of the server `notes`).
+    pub fn parse(text: &str) -> Result<Matcher, regex::Error> {
+        // GAP(ch10/matches): empty or `*` is All; a matcher of only
+        // letters, digits, `_`, `-`, spaces, `|` and `,` is Names (split
+        // on `|` and `,`, each name trimmed); anything else is a Pattern,
+        // a regex::Regex as written: is_match finds it anywhere in the name.
+        // starter: let _ = (text, Matcher::Names(vec![]), regex::Regex::new(text));
+        // starter: Ok(Matcher::All)
+        if text.is_empty() || text == "*" {
+            return Ok(Matcher::All);
+        }
+        let plain = text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_- |,".contains(c));
+        if plain {
+            let names = text.split(['|', ',']).map(|name| name.trim().to_string());
+            return Ok(Matcher::Names(names.collect()));
+        }
+        regex::Regex::new(text).map(Matcher::Pattern)
+        // END(ch10/matches)
     }
-    let plain = matcher
-        .chars()
-        .all(|c| c.is_ascii_alphanumeric() || "_- |,".contains(c));
-    if plain {
-        return matcher.split(['|', ',']).any(|word| word.trim() == name);
-    }
-    match regex::Regex::new(matcher) {
-        Ok(pattern) => pattern.is_match(name),
-        Err(err) => {
-            eprintln!(
-                "{}: matcher {matcher:?} is not a regular expression: {err}",
-                crate::PROGRAM
-            );
-            false
+
+    pub fn matches(&self, name: &str) -> bool {
+        match self {
+            Matcher::All => true,
+            Matcher::Names(names) => names.iter().any(|listed| listed == name),
+            Matcher::Pattern(pattern) => pattern.is_match(name),
         }
     }
-    // END(ch10/matches)
 }
 // ANCHOR_END: matches
 
@@ -181,6 +187,28 @@ pub struct Outcome {
     pub context: Vec<String>,
 }
 
+impl Outcome {
+    // ANCHOR: decide
+    /// One hook's permission decision, folded in: when several hooks
+    /// decide, the strictest wins (deny, then ask, then allow), with its
+    /// reason; of two equal ones, the first in the settings' order.
+    pub fn decide(&mut self, permission: Permission, reason: String) {
+        // GAP(ch10/precedence): keep `permission` and its reason only when
+        // there is none yet or it is stricter than the one kept
+        // (Permission's order is Allow < Ask < Deny).
+        // starter: self.permission = Some((permission, reason));
+        if self
+            .permission
+            .as_ref()
+            .is_none_or(|(kept, _)| permission > *kept)
+        {
+            self.permission = Some((permission, reason));
+        }
+        // END(ch10/precedence)
+    }
+    // ANCHOR_END: decide
+}
+
 /// Everything a hook needs besides its event: the settings, and the
 /// session's common input fields.
 pub struct Hooks {
@@ -192,52 +220,54 @@ pub struct Hooks {
 
 impl Hooks {
     /// The fields every event's input carries.
-    pub fn input(&self, event: &str) -> Map<String, Value> {
+    fn common(&self) -> Map<String, Value> {
         let mut input = Map::new();
         input.insert("session_id".into(), json!(self.session_id));
         input.insert("transcript_path".into(), json!(self.transcript_path));
         input.insert("cwd".into(), json!(self.workdir));
         input.insert("permission_mode".into(), json!("default"));
-        input.insert("hook_event_name".into(), json!(event));
         input
     }
 
     // ANCHOR: fire
-    /// Runs every handler of `event` whose matcher matches `target` (a tool
-    /// name, SessionStart's source, SubagentStop's agent type; events
-    /// without matchers pass `None`), all at the same time. Two groups that
-    /// name the same command run it once (Claude Code dedupes command hooks
-    /// by their command string). Returns what they decided, and one line
-    /// per hook for the user.
+    /// Runs every handler of `event` whose matcher matches its target (a
+    /// tool name, SessionStart's source, SubagentStop's agent type; events
+    /// without matchers have none), all at the same time; `inside` is the
+    /// subagent's id and type when one fires it. Two groups that name the
+    /// same command run it once (Claude Code dedupes command hooks by their
+    /// command string). Returns what they decided, and one line per hook
+    /// for the user.
     pub async fn fire(
         &self,
-        event: &str,
-        target: Option<&str>,
-        input: Map<String, Value>,
+        event: &Event<'_>,
+        inside: Option<(&str, &str)>,
     ) -> (Outcome, Vec<String>) {
+        let name = event.name();
         let mut handlers: Vec<&Handler> = Vec::new();
-        for (name, groups) in &self.settings.events {
-            for group in groups.iter().filter(|_| name == event) {
-                if target.is_none_or(|target| matches(&group.matcher, target)) {
-                    for handler in &group.handlers {
-                        if !handlers.iter().any(|seen| seen.command == handler.command) {
-                            handlers.push(handler);
-                        }
+        let groups = self.settings.events.iter().filter(|(n, _)| n == name);
+        for group in groups.flat_map(|(_, groups)| groups) {
+            if event
+                .target()
+                .is_none_or(|target| group.matcher.matches(target))
+            {
+                for handler in &group.handlers {
+                    if !handlers.iter().any(|seen| seen.command == handler.command) {
+                        handlers.push(handler);
                     }
                 }
             }
         }
-        let stdin = Value::Object(input).to_string().into_bytes();
+        let stdin = event.input(self.common(), inside).to_string().into_bytes();
         let runs: Vec<Run<'_, Ran>> = handlers
             .iter()
-            .map(|handler| Box::pin(self.run_one(event, handler, stdin.clone())) as Run<'_, Ran>)
+            .map(|handler| Box::pin(self.run_one(name, handler, stdin.clone())) as Run<'_, Ran>)
             .collect();
         let results = join_all(runs).await;
         let mut outcome = Outcome::default();
         let mut lines = Vec::new();
         for (handler, result) in handlers.iter().zip(results) {
             let line = apply(event, result, &mut outcome);
-            lines.push(format!("  hook {event} {}: {line}", handler.command));
+            lines.push(format!("  hook {name} {}: {line}", handler.command));
         }
         (outcome, lines)
     }
@@ -260,7 +290,7 @@ impl Hooks {
             .env("CLAUDE_PROJECT_DIR", &self.workdir)
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped());
-        match bash::run_bounded(command, Some(stdin), Duration::from_secs(seconds)).await {
+        match run_bounded(command, Some(stdin), Duration::from_secs(seconds)).await {
             Err(err) => Ran::CannotStart(err.to_string()),
             Ok(output) => match output.status {
                 None => Ran::TimedOut(seconds),
@@ -286,48 +316,66 @@ enum Ran {
     },
 }
 
-// ANCHOR: apply
-/// Folds one hook's result into the event's outcome, and says in one line
-/// what it did. Exit 0: JSON on stdout when it starts with `{` and parses,
-/// else plain text (context for the prompt and session events). Exit 2:
-/// block, with stderr as the reason. Anything else: an error that blocks
-/// nothing.
-fn apply(event: &str, ran: Ran, outcome: &mut Outcome) -> String {
-    let (code, stdout, stderr) = match ran {
-        Ran::CannotStart(err) => return format!("cannot start: {err}; no decision"),
+/// Folds one hook's run into the event's outcome, and says in one line
+/// what it did: a hook that cannot start, outlives its timeout or dies of
+/// a signal decides nothing.
+fn apply(event: &Event<'_>, ran: Ran, outcome: &mut Outcome) -> String {
+    match ran {
+        Ran::CannotStart(err) => format!("cannot start: {err}; no decision"),
         Ran::TimedOut(seconds) => {
-            return format!("timed out after {seconds} s and was killed; no decision");
+            format!("timed out after {seconds} s and was killed; no decision")
         }
-        Ran::Exited { code: None, .. } => return "killed by a signal; no decision".into(),
+        Ran::Exited { code: None, .. } => "killed by a signal; no decision".into(),
         Ran::Exited {
             code: Some(code),
             stdout,
             stderr,
-        } => (code, stdout, stderr),
-    };
+        } => exited(event, code, &stdout, &stderr, outcome),
+    }
+}
+
+// ANCHOR: exited
+/// What a hook's exit status means. Exit 0: JSON on stdout when it starts
+/// with `{` and parses, else plain text (context for the prompt and
+/// session events). Exit 2: block, with stderr as the reason. Anything
+/// else: an error that blocks nothing.
+fn exited(
+    event: &Event<'_>,
+    code: i32,
+    stdout: &str,
+    stderr: &str,
+    outcome: &mut Outcome,
+) -> String {
     let json = stdout
         .trim_start()
         .starts_with('{')
-        .then(|| serde_json::from_str::<Value>(&stdout));
+        .then(|| serde_json::from_str::<Value>(stdout));
+    let plain_is_context = matches!(
+        event,
+        Event::UserPromptSubmit { .. } | Event::SessionStart { .. }
+    );
+    // GAP(ch10/exit-codes): exit 2 blocks with stderr (trimmed) as the
+    // reason: outcome.block, or outcome.context when the event is
+    // after_the_fact, nothing for SessionStart; a JSON object (on any
+    // other code) is read_json's; plain stdout of exit 0 is context where
+    // plain_is_context; every other code blocks nothing. Each arm returns
+    // the hook's line, as the transcripts show it.
+    // starter: let _ = (json, plain_is_context, outcome, read_json, stderr, first_line);
+    // starter: format!("exit {code}; TODO(ch10/exit-codes): no decision")
     match (code, json) {
         (2, _) => {
             let reason = stderr.trim().to_string();
-            match event {
+            if event.after_the_fact() {
                 // A tool that ran cannot be unrun: the reason goes to the model.
-                "PostToolUse" => outcome.context.push(reason.clone()),
-                // STRETCH(ch10/post_tool_failure): nor can a tool that failed
-                // be unrun: exit 2's reason goes to the model here too.
-                #[cfg(feature = "stretch")]
-                "PostToolUseFailure" => outcome.context.push(reason.clone()),
-                // END(ch10/post_tool_failure)
-                "SessionStart" => {}
-                _ => outcome.block = Some(reason.clone()),
+                outcome.context.push(reason.clone());
+            } else if !matches!(event, Event::SessionStart { .. }) {
+                outcome.block = Some(reason.clone());
             }
             format!("exit 2: {reason}")
         }
         (_, Some(Ok(Value::Object(output)))) => read_json(event, &output, outcome),
         // Plain text, a `{` that does not parse included: context here only.
-        (0, _) if matches!(event, "UserPromptSubmit" | "SessionStart") => {
+        (0, _) if plain_is_context => {
             let text = stdout.trim();
             if !text.is_empty() {
                 outcome.context.push(text.to_string());
@@ -338,16 +386,17 @@ fn apply(event: &str, ran: Ran, outcome: &mut Outcome) -> String {
         }
         (0, Some(_)) => format!(
             "exit 0, stdout is not a JSON object; ignored: {}",
-            first_line(&stdout)
+            first_line(stdout)
         ),
         (0, None) => "exit 0".into(),
         // The shell's own codes for a command it could not run.
         (126, _) => "exit 126: the command is not executable; no decision".into(),
         (127, _) => "exit 127: the command was not found; no decision".into(),
-        (code, _) => format!("exit {code}, non-blocking: {}", first_line(&stderr)),
+        (code, _) => format!("exit {code}, non-blocking: {}", first_line(stderr)),
     }
+    // END(ch10/exit-codes)
 }
-// ANCHOR_END: apply
+// ANCHOR_END: exited
 
 fn first_line(text: &str) -> &str {
     text.trim().lines().next().unwrap_or_default()
@@ -356,7 +405,7 @@ fn first_line(text: &str) -> &str {
 // ANCHOR: read_json
 /// The JSON answer: `continue`/`stopReason`, `systemMessage`,
 /// `decision`/`reason`, and `hookSpecificOutput`.
-fn read_json(event: &str, output: &Map<String, Value>, outcome: &mut Outcome) -> String {
+fn read_json(event: &Event<'_>, output: &Map<String, Value>, outcome: &mut Outcome) -> String {
     let mut said = vec!["json".to_string()];
     let text = |key: &str| output.get(key).and_then(Value::as_str).unwrap_or_default();
     if output.get("continue") == Some(&Value::Bool(false)) {
@@ -371,10 +420,11 @@ fn read_json(event: &str, output: &Map<String, Value>, outcome: &mut Outcome) ->
         .cloned()
         .unwrap_or_default();
     // PreToolUse's old top-level decision: approve and block.
+    let before = matches!(event, Event::PreToolUse { .. });
     let permission = match (specific["permissionDecision"].as_str(), text("decision")) {
-        (Some("allow"), _) | (None, "approve") if event == "PreToolUse" => Some(Permission::Allow),
+        (Some("allow"), _) | (None, "approve") if before => Some(Permission::Allow),
         (Some("ask"), _) => Some(Permission::Ask),
-        (Some("deny"), _) | (None, "block") if event == "PreToolUse" => Some(Permission::Deny),
+        (Some("deny"), _) | (None, "block") if before => Some(Permission::Deny),
         _ => None,
     };
     if let Some(permission) = permission {
@@ -388,20 +438,14 @@ fn read_json(event: &str, output: &Map<String, Value>, outcome: &mut Outcome) ->
         } else {
             format!("{word}: {reason}")
         });
-        if outcome
-            .permission
-            .as_ref()
-            .is_none_or(|(now, _)| permission > *now)
-        {
-            outcome.permission = Some((permission, reason));
-        }
+        outcome.decide(permission, reason);
     } else if text("decision") == "block" {
         let reason = text("reason").to_string();
         said.push(match reason.is_empty() {
             true => "block, with no reason".to_string(),
             false => format!("block: {reason}"),
         });
-        if event == "PostToolUse" {
+        if event.after_the_fact() {
             outcome.context.push(reason);
         } else {
             outcome.block = Some(reason);

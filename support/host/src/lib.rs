@@ -19,6 +19,11 @@ pub mod connection;
 pub mod host;
 /// Chapter 7: the model, scripted or over HTTP.
 pub mod model;
+/// Chapter 9: the parallel join of subagents.
+pub mod join;
+/// Protective code of chapter 10's Bash tool and hooks, no chapter's lesson:
+/// commands with a deadline, a process group and bounded output.
+pub mod process;
 /// Chapter 9: MCP resources as a tool the model can call.
 pub mod resource_tool;
 /// What a harness prints before its first turn (not generated either).

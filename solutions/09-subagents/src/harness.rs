@@ -1,0 +1,80 @@
+//! What the loop runs on: the harness every context shares, one context
+//! per conversation, where a context's lines go, and the function the loop
+//! is given to start a subagent. The loop (`agent.rs`) and the `Agent`
+//! tool (`delegate.rs`) both use these; this module uses neither.
+
+use serde_json::Value;
+use tokio::sync::Semaphore;
+
+use crate::agents::Agent;
+use crate::host::Host;
+use crate::join::Run;
+use crate::model::Model;
+use crate::skills::Skill;
+
+/// The tool that starts a subagent, as Claude Code calls it (it was
+/// `Task` before v2.1.63).
+pub const AGENT: &str = "Agent";
+
+/// What an `Agent` call gives back: the subagent's final text (or why
+/// there is none), and its lines, labelled.
+pub type Delegated = (Result<String, String>, Vec<String>);
+
+// ANCHOR: delegate
+/// How the loop runs an `Agent` call: `delegate::start`, which runs this
+/// loop again in a fresh context. The loop is given it in the harness
+/// rather than importing it: the recursion goes through this function, and
+/// no two modules import each other.
+pub type Delegate =
+    for<'a> fn(&'a Harness, &'a Context, &'a Value, &'a Semaphore) -> Run<'a, Delegated>;
+// ANCHOR_END: delegate
+
+/// What every context shares: the servers, the skills, the agents, the
+/// model, and the limits from the command line.
+pub struct Harness {
+    pub host: Host,
+    pub skills: Vec<Skill>,
+    pub agents: Vec<Agent>,
+    pub model: Model,
+    /// The main conversation's turn cap, and a subagent's without maxTurns.
+    pub max_turns: u32,
+    /// How many levels of subagents may run below the main conversation.
+    pub max_depth: u32,
+    /// How many subagents of one reply may run at the same time.
+    pub max_concurrent: usize,
+    /// Runs an `Agent` call: a subagent.
+    pub delegate: Delegate,
+}
+
+// ANCHOR: context
+/// One conversation: the main one, or a subagent's. Each has its own
+/// messages list, system prompt and tools; only the harness is shared.
+pub struct Context {
+    /// `main`, or the id of the `Agent` call that started this subagent.
+    pub key: String,
+    /// 0 for the main conversation, 1 for its subagents, and so on.
+    pub depth: u32,
+    /// The `model` field of its requests.
+    pub model: String,
+    pub system: String,
+    /// The only tools it may call.
+    pub tools: Vec<Value>,
+    pub cap: u32,
+}
+// ANCHOR_END: context
+
+/// Where a context's lines go: the main one prints them; a subagent keeps
+/// them, and its parent prints them, labelled, once it is done, so lines
+/// of subagents running at the same time never mix.
+pub struct Log {
+    pub lines: Option<Vec<String>>,
+}
+
+impl Log {
+    pub fn say(&mut self, line: String) {
+        match &mut self.lines {
+            Some(lines) => lines.push(line),
+            None => println!("{line}"),
+        }
+    }
+}
