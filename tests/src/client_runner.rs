@@ -59,8 +59,8 @@ pub fn replay_frames<'a>(transcript: &'a Transcript, channel: Option<&str>) -> V
 pub fn check(transcript: &Transcript, target: &Target) -> Result<(), String> {
     let fail =
         |run: Option<&Run>, problem: String| runner::report(transcript, target, run, &problem);
-    if !matches!(transcript.runner.as_str(), "client" | "agent") {
-        let problem = format!("unknown runner {:?}", transcript.runner);
+    if !transcript.runner.is_host() {
+        let problem = format!("runner {} is not a host's", transcript.runner.name());
         return Err(fail(None, problem));
     }
     let replay = target::build_bin("wire-tests", "replay-server").map_err(|e| fail(None, e))?;

@@ -81,7 +81,8 @@ pub fn check(transcript: &Transcript, target: &Target) -> Result<(), String> {
 pub fn play(transcript: &Transcript, target: &Target) -> Result<(), String> {
     let mut server = Listening::start(transcript, target)?;
     println!("the server listens on http://{}/mcp\n", server.address);
-    for exchange in exchanges(transcript) {
+    let exchanges = exchanges(transcript);
+    for exchange in &exchanges {
         let request = request_bytes(&exchange.request, &server.address);
         let shown = String::from_utf8_lossy(&request).replace("\r\n", "\n");
         println!("→ {}\n", shown.trim_end().replace('\n', "\n  "));
@@ -93,7 +94,9 @@ pub fn play(transcript: &Transcript, target: &Target) -> Result<(), String> {
             Err(err) => println!("← (no response: {err})\n"),
         }
     }
+    // An HTTP server serves until it is stopped: there is no stdin to close.
     server.stop();
+    println!("{} requests sent; the server was stopped.", exchanges.len());
     Ok(())
 }
 

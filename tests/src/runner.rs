@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use crate::course::Chapter;
 use crate::target::Target;
-use crate::transcript::{Direction, Frame, Transcript};
+use crate::transcript::{Direction, Frame, Runner, Transcript};
 use crate::{book, gaps, jsondiff};
 
 /// What one run of a binary produced.
@@ -276,12 +276,11 @@ pub fn check_waiting(
     target: &Target,
     timeout: Duration,
 ) -> Result<(), String> {
-    if transcript.runner == "http" {
-        return crate::http_runner::check(transcript, target);
-    }
-    if transcript.runner != "server" {
+    match transcript.runner {
+        Runner::Http => return crate::http_runner::check(transcript, target),
         // Hosts (`client`, `agent`) are driven the other way round.
-        return crate::client_runner::check(transcript, target);
+        Runner::Client | Runner::Agent => return crate::client_runner::check(transcript, target),
+        Runner::Server => {}
     }
     let Lockstep { run, stalled } = run_lockstep(transcript, &target.path, timeout)
         .map_err(|err| report(transcript, target, None, &err))?;

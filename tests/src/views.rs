@@ -23,7 +23,7 @@ use serde_json::Value;
 
 use crate::course::{self, Chapter};
 use crate::diagrams;
-use crate::transcript::{Direction, Frame, Transcript};
+use crate::transcript::{Direction, Frame, Runner, Transcript};
 
 /// The longest code line a chapter page shows outside a folded block.
 pub const MAX_LINE: usize = 100;
@@ -102,8 +102,8 @@ pub fn files() -> Result<Vec<(PathBuf, String)>, String> {
 /// its client; from chapter 6 the program under test is itself the client
 /// (`runner: client`) or a host with a model (`runner: agent`).
 fn own_lane(transcript: &Transcript) -> &'static str {
-    match transcript.runner.as_str() {
-        "agent" => "host",
+    match transcript.runner {
+        Runner::Agent => "host",
         _ => "client",
     }
 }
@@ -766,15 +766,15 @@ fn caption(chapter: &Chapter, transcript: &Transcript, raw: &str) -> String {
         let plural = if revision.contains(" and ") { "s" } else { "" };
         facts.push(format!("MCP revision{plural} {revision}"));
     }
-    let program = match transcript.runner.as_str() {
-        "server" => chapter.solution_package().replace("-solution", ""),
+    let program = match transcript.runner {
+        Runner::Server => chapter.solution_package().replace("-solution", ""),
         _ => chapter.starter_package(),
     };
-    let runner = match transcript.runner.as_str() {
-        "server" => "the server under test, played by its client",
-        "client" => "the client under test, with replayed servers",
-        "agent" => "the host under test, with replayed servers and a scripted model",
-        other => other,
+    let runner = match transcript.runner {
+        Runner::Server => "the server under test, played by its client",
+        Runner::Client => "the client under test, with replayed servers",
+        Runner::Agent => "the host under test, with replayed servers and a scripted model",
+        Runner::Http => "http",
     };
     facts.push(runner.to_string());
     if !transcript.args.is_empty() {

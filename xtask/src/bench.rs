@@ -39,7 +39,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use wire_tests::course::Chapter;
 use wire_tests::target;
-use wire_tests::transcript::{Direction, Transcript};
+use wire_tests::transcript::{Direction, Runner, Transcript};
 
 const USAGE: &str = "\
 Usage: cargo xtask bench [NN ...] [--runs N] [--json PATH]
@@ -386,7 +386,7 @@ fn is_server(chapter: &Chapter) -> bool {
 /// The method of the first request of a server chapter's tour.
 fn first_method(chapter: &Chapter) -> Option<String> {
     let tour = Transcript::load(&chapter.transcript_path("tour")).ok()?;
-    if tour.runner != "server" {
+    if tour.runner != Runner::Server {
         return None;
     }
     let first = tour.frames_in(Direction::ClientToServer).next()?;

@@ -18,7 +18,7 @@ use std::time::Duration;
 use serde_json::Value;
 use wire_tests::course::{self, Chapter};
 use wire_tests::target::{self, Kind, Target};
-use wire_tests::transcript::{Direction, Transcript};
+use wire_tests::transcript::{Direction, Runner, Transcript};
 use wire_tests::{diagrams, gaps, generated, runner, starters, textdiff, views};
 
 const USAGE: &str = "\
@@ -33,7 +33,7 @@ usage: cargo xtask <command>     (NN: a chapter, written 3, 03 or ch03)
   progress                     every chapter's gaps and scenarios, and what to do next
   reset NN                     chapters/NN back to its starter (your files backed up first)
   run NN [--starter]           play chapter NN's tour and show every frame both ways
-                               (hosts, from chapter 6: run their demo with --trace)
+                               (hosts, from chapter 6: their demo, run with no arguments)
   trace NN [--starter | --bin PATH] [--stretch]
                                start chapter NN's server; type frames, see both ways
   diff NN                      your chapters/NN crate against the solution, gap by gap
@@ -171,7 +171,7 @@ fn play(args: &[String]) -> Result<(), String> {
     let target = target_arg(args, &chapter)?;
     let transcript =
         Transcript::load(&chapter.transcript_path("tour")).map_err(|err| err.to_string())?;
-    if transcript.runner == "http" {
+    if transcript.runner == Runner::Http {
         // From chapter 12 on a server may listen on HTTP instead of stdin.
         println!(
             "chapter {} — {} — {}",
@@ -179,15 +179,14 @@ fn play(args: &[String]) -> Result<(), String> {
         );
         return wire_tests::http_runner::play(&transcript, &target);
     }
-    if transcript.runner != "server" {
+    if transcript.runner.is_host() {
         // From chapter 6 on the binary is a host: it starts its own servers,
-        // and with no action runs its own demo; --trace shows every frame.
-        println!(
-            "chapter {} — its demo, with --trace — {}\n",
-            chapter.dir, target.label
-        );
+        // and with no arguments at all runs its own demo. Any argument, even
+        // --trace, makes it a run of the learner's own (chapter 10's demo
+        // settings, hooks and note come only with none), so it gets none:
+        // what plays here is what `cargo run -p …` with nothing after it plays.
+        println!("chapter {} — its demo — {}\n", chapter.dir, target.label);
         let status = Command::new(&target.path)
-            .arg("--trace")
             .current_dir(course::root())
             .status()
             .map_err(|err| format!("cannot start {}: {err}", target.path.display()))?;
@@ -244,7 +243,7 @@ fn play(args: &[String]) -> Result<(), String> {
 fn trace(args: &[String]) -> Result<(), String> {
     let chapter = chapter_arg(args)?;
     let tour = Transcript::load(&chapter.transcript_path("tour")).map_err(|err| err.to_string())?;
-    if tour.runner == "http" {
+    if tour.runner == Runner::Http {
         return Err(format!(
             "chapter {} speaks HTTP, not stdin: start it (`cargo run -p {}`) and send \
              requests with curl; `cargo xtask run {:02}` shows the tour",
@@ -253,7 +252,7 @@ fn trace(args: &[String]) -> Result<(), String> {
             chapter.number
         ));
     }
-    if tour.runner != "server" {
+    if tour.runner.is_host() {
         return Err(format!(
             "chapter {} is a host: it writes the frames itself; `cargo xtask run {:02}` shows them",
             chapter.dir, chapter.number
@@ -472,7 +471,7 @@ fn bless(args: &[String]) -> Result<(), String> {
                 let path = chapter.transcript_path(&scenario);
                 let text = fs::read_to_string(&path).map_err(|err| err.to_string())?;
                 let transcript = Transcript::parse(&path, &text).map_err(|err| err.to_string())?;
-                if transcript.runner != "server" {
+                if transcript.runner != Runner::Server {
                     continue;
                 }
                 let blessed = runner::bless(&transcript, &text, &target.path)?;
