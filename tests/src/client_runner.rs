@@ -134,18 +134,42 @@ pub fn check(transcript: &Transcript, target: &Target) -> Result<(), String> {
         let label = channel.unwrap_or_else(|| "-".to_string());
         match std::fs::read_to_string(dir.0.join(format!("{label}.txt"))) {
             Ok(text) if text == "ok" => {}
-            Ok(text) => return Err(fail(ran, format!("server [{label}]: {text}"))),
+            Ok(text) => {
+                let also = runner::exit_also(&run, transcript.exit);
+                return Err(fail(ran, format!("server [{label}]: {text}{also}")));
+            }
             Err(_) => {
                 let problem = format!(
                     "server [{label}] never finished: the client did not start it, \
                      or did not close its stdin before exiting."
                 );
-                return Err(fail(ran, problem));
+                return Err(fail(
+                    ran,
+                    problem + &runner::exit_also(&run, transcript.exit),
+                ));
             }
         }
     }
     if let Some(Err(problem)) = model_verdict {
-        return Err(fail(ran, format!("the model: {problem}")));
+        let also = runner::exit_also(&run, transcript.exit);
+        return Err(fail(ran, format!("the model: {problem}{also}")));
+    }
+    // The output first, then the exit status: a run that wrote the wrong
+    // thing and then failed is reported for what it wrote, with its status.
+    let also = runner::exit_also(&run, transcript.exit);
+    if let Some(problem) = compare_hooks(transcript, &places) {
+        return Err(fail(ran, problem + &also));
+    }
+    let stdout = places.hide(&String::from_utf8_lossy(&run.stdout));
+    if let Some(problem) = compare_stdout(transcript, stdout.as_bytes()) {
+        return Err(fail(ran, problem + &also));
+    }
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    for text in &transcript.stderr {
+        if !stderr.contains(text.as_str()) {
+            let problem = format!("its stderr does not contain {text:?}");
+            return Err(fail(ran, problem + &also));
+        }
     }
     if run.status != Some(transcript.exit) {
         let got = run
@@ -154,24 +178,10 @@ pub fn check(transcript: &Transcript, target: &Target) -> Result<(), String> {
                 format!("exit status {c}")
             });
         let problem = format!(
-            "every frame matched, but the program ended with {got} instead of exit status {}.",
+            "every frame and line matched, but the program ended with {got} instead of exit status {}.",
             transcript.exit
         );
         return Err(fail(ran, problem));
-    }
-    if let Some(problem) = compare_hooks(transcript, &places) {
-        return Err(fail(ran, problem));
-    }
-    let stdout = places.hide(&String::from_utf8_lossy(&run.stdout));
-    if let Some(problem) = compare_stdout(transcript, stdout.as_bytes()) {
-        return Err(fail(ran, problem));
-    }
-    let stderr = String::from_utf8_lossy(&run.stderr);
-    for text in &transcript.stderr {
-        if !stderr.contains(text.as_str()) {
-            let problem = format!("its stderr does not contain {text:?}");
-            return Err(fail(ran, problem));
-        }
     }
     Ok(())
 }
@@ -292,8 +302,9 @@ fn compare_hooks(transcript: &Transcript, places: &Places) -> Option<String> {
         match actual.get(index) {
             Some(got) if *got == want_line => {}
             Some(got) => {
+                let window = crate::textdiff::first_difference(&want_line, got).unwrap_or_default();
                 return Some(format!(
-                    "hook frame {} (transcript line {}) differs.\n  expected: {want_line}\n  actual:   {got}",
+                    "hook frame {} (transcript line {}) differs.\n  expected: {want_line}\n  actual:   {got}\n  {window}",
                     index + 1,
                     want.line
                 ));
@@ -328,8 +339,13 @@ fn compare_stdout(transcript: &Transcript, stdout: &[u8]) -> Option<String> {
         match actual.get(index) {
             Some(got) if *got == want.bytes.as_slice() => {}
             Some(got) => {
+                let window = crate::textdiff::first_difference(
+                    &String::from_utf8_lossy(&want.bytes),
+                    &String::from_utf8_lossy(got),
+                )
+                .unwrap_or_default();
                 return Some(format!(
-                    "stdout line {} (transcript line {}) differs.\n  expected: {}\n  actual:   {}",
+                    "stdout line {} (transcript line {}) differs.\n  expected: {}\n  actual:   {}\n  {window}",
                     index + 1,
                     want.line,
                     runner::shorten(&want.bytes),

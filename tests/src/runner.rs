@@ -286,6 +286,7 @@ pub fn check_waiting(
         .map_err(|err| report(transcript, target, None, &err))?;
     let expected = expected_lines(transcript);
     let actual = split_lines(&run.stdout);
+    let also = exit_also(&run, transcript.exit);
     let fail = |problem: String, why: Option<&str>| {
         Err(report_why(transcript, target, Some(&run), &problem, why))
     };
@@ -313,7 +314,7 @@ pub fn check_waiting(
         };
         if let Some(difference) = compare_line(want.bytes, got, target.exact()) {
             let problem = format!(
-                "{position} (transcript line {}) differs.\n{}  actual:   {}\n  {difference}",
+                "{position} (transcript line {}) differs.\n{}  actual:   {}\n  {difference}{also}",
                 want.frame.line,
                 describe_expected(want),
                 shorten(got)
@@ -339,7 +340,7 @@ pub fn check_waiting(
     if let Some(extra) = actual.get(expected.len()) {
         let problem = format!(
             "the server wrote {} frames, {} more than expected. The first extra one:\n  {}\n  \
-             (Notifications get no reply, and stdout carries protocol frames only: log to stderr.)",
+             (Notifications get no reply, and stdout carries protocol frames only: log to stderr.){also}",
             actual.len(),
             actual.len() - expected.len(),
             shorten(extra)
@@ -356,6 +357,19 @@ pub fn check_waiting(
         return fail(problem, None);
     }
     Ok(())
+}
+
+/// After a difference in the output, the exit status too when it is not
+/// the one expected: a report names both, the output first (it is what
+/// went wrong; the status often only follows from it).
+pub fn exit_also(run: &Run, expected: i32) -> String {
+    match run.status {
+        Some(code) if code == expected => String::new(),
+        Some(code) => format!("\nThe program also ended with exit status {code}, not {expected}."),
+        None => format!(
+            "\nThe program also ended by a signal (a crash, or the hang guard), not exit status {expected}."
+        ),
+    }
 }
 
 fn describe_expected(want: &Expected<'_>) -> String {
@@ -404,8 +418,13 @@ fn first_byte_difference(expected: &[u8], actual: &[u8]) -> String {
         .zip(actual)
         .position(|(a, b)| a != b)
         .unwrap_or(expected.len().min(actual.len()));
+    let window = crate::textdiff::first_difference(
+        &String::from_utf8_lossy(expected),
+        &String::from_utf8_lossy(actual),
+    )
+    .unwrap_or_default();
     format!(
-        "first difference at byte {at} (expected {} bytes, got {}); the reference solution must match the transcript byte for byte (if the change is intended: `just bless` rewrites server transcripts; client ones are edited by hand).",
+        "first difference at byte {at} (expected {} bytes, got {}); the reference solution must match the transcript byte for byte (if the change is intended: `cargo xtask bless NN` rewrites the transcript from it).\n  {window}",
         expected.len(),
         actual.len()
     )
