@@ -36,6 +36,9 @@ pub struct ChapterCheck {
     pub target_label: String,
     /// The build failed: nothing ran. Shown once, in full.
     pub build_error: Option<String>,
+    /// A program the chapter needs is not installed (`jq`): nothing ran,
+    /// and no gap is blamed. What to install.
+    pub missing_tools: Option<String>,
     /// Each scenario that ran, with its report when it failed.
     pub results: Vec<(String, Result<(), String>)>,
     /// The learner's gaps (empty for `--bin`, where there is no source).
@@ -50,7 +53,9 @@ impl ChapterCheck {
             .count()
     }
     pub fn done(&self) -> bool {
-        self.build_error.is_none() && self.passed() == self.results.len()
+        self.build_error.is_none()
+            && self.missing_tools.is_none()
+            && self.passed() == self.results.len()
     }
     /// The report to show in full: a failure of the gap the evidence
     /// blames (so the detail never contradicts the `next:` line), else one
@@ -203,6 +208,20 @@ pub fn check(
     scenarios: &[String],
     stretch: bool,
 ) -> ChapterCheck {
+    let missing = crate::tools::missing_for(chapter);
+    if !missing.is_empty() {
+        let messages: Vec<String> = missing.iter().map(|tool| tool.missing_message()).collect();
+        return ChapterCheck {
+            chapter: chapter.clone(),
+            stretch,
+            target_label: target
+                .map_or(format!("your crate chapters/{}", chapter.dir), |t| t.label),
+            build_error: None,
+            missing_tools: Some(messages.join("\n")),
+            results: Vec::new(),
+            gaps: Vec::new(),
+        };
+    }
     let target = match target.map_or_else(|| Target::built(chapter, Kind::Starter, stretch), Ok) {
         Ok(target) => target,
         Err(error) => {
@@ -211,6 +230,7 @@ pub fn check(
                 stretch,
                 target_label: format!("your crate chapters/{}", chapter.dir),
                 build_error: Some(error),
+                missing_tools: None,
                 results: Vec::new(),
                 gaps: gap_checks(chapter, &[], stretch),
             };
@@ -242,6 +262,7 @@ pub fn check(
         stretch,
         target_label: target.label,
         build_error: None,
+        missing_tools: None,
         results,
         gaps,
     }
@@ -381,6 +402,9 @@ pub fn summary(check: &ChapterCheck) -> String {
     if !check.gaps.is_empty() {
         text.push('\n');
     }
+    if let Some(missing) = &check.missing_tools {
+        return text + &format!("  no scenario ran: {missing}\n");
+    }
     match &check.build_error {
         Some(_) => text += "  your crate does not build, so no scenario ran.\n",
         None => {
@@ -420,6 +444,18 @@ pub fn report(check: &ChapterCheck) -> String {
 /// next chapter.
 pub fn next_step(check: &ChapterCheck) -> String {
     let chapter = &check.chapter;
+    if check.missing_tools.is_some() {
+        return format!(
+            "next: install what is missing, then `cargo xtask check {:02}` again; your gaps are not to blame.",
+            chapter.number
+        );
+    }
+    if check.build_error.is_some() {
+        return format!(
+            "next: make your crate build (cargo's errors are above), then `cargo xtask check {:02}` again.",
+            chapter.number
+        );
+    }
     if check.stretch {
         let page = format!("book/src/{}.md", chapter.dir);
         let core = gap_checks(chapter, &[], false);
@@ -550,6 +586,7 @@ mod tests {
             stretch: false,
             target_label: "your crate".into(),
             build_error: None,
+            missing_tools: None,
             results,
             gaps,
         }

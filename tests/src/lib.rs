@@ -16,6 +16,7 @@
 //!   [`starters`] writes them without ever losing a learner's edits;
 //! - [`learner`] sums a chapter up per gap for `cargo xtask check`;
 //! - [`book`] finds the section that explains a scenario or a gap;
+//! - [`tools`] checks the programs outside Rust a chapter needs (`jq`);
 //! - [`course`] knows the layout; [`jsondiff`] and [`textdiff`] explain differences;
 //! - [`workshop`] reads the minutes in the book's speaker notes and writes the
 //!   workshop schedules.
@@ -35,6 +36,7 @@ pub mod runner;
 pub mod starters;
 pub mod target;
 pub mod textdiff;
+pub mod tools;
 pub mod transcript;
 pub mod views;
 pub mod workshop;
@@ -55,6 +57,9 @@ fn check_built(chapter: &str, scenario: &str, stretch: bool) {
     let chapter = course::Chapter::find(chapter).unwrap_or_else(|err| panic!("{err}"));
     let transcript = transcript::Transcript::load(&chapter.transcript_path(scenario))
         .unwrap_or_else(|err| panic!("{err}"));
+    if !tools::ready_for(&chapter) {
+        return; // Skipped on a learner's machine, with what to install.
+    }
     let target = target::Target::from_env(&chapter, stretch).unwrap_or_else(|err| panic!("{err}"));
     if let Err(report) = runner::check(&transcript, &target) {
         panic!("\n{report}");
