@@ -59,12 +59,17 @@ pub fn check(transcript: &Transcript, target: &Target) -> Result<(), String> {
             .map_err(|err| format!("{position}: {err}"))
             .map(|response| normalize(&response));
         let expected = expected_text(&exchange.response);
+        // The request as it went out, so the report shows what got the
+        // answer (an Origin, a missing header) without opening the transcript.
+        let sent = shown_request(&request);
         let problem = match actual {
-            Err(problem) => Some(problem),
+            Err(problem) => Some(format!("{problem}\nthe request:\n{sent}")),
             Ok(actual) if same(&expected, &actual, target.exact()) => None,
             Ok(actual) => Some(format!(
-                "{position} (line {}): the response differs\n--- expected\n{expected}--- actual\n{actual}",
-                exchange.request[0].line
+                "{position} (line {}): the response differs\nthe request:\n{sent}\n--- expected\n{expected}--- actual\n{actual}{}",
+                exchange.request[0].line,
+                crate::textdiff::first_difference(&expected, &actual)
+                    .map_or(String::new(), |window| format!("  {window}\n"))
             )),
         };
         if let Some(problem) = problem {
@@ -98,6 +103,14 @@ pub fn play(transcript: &Transcript, target: &Target) -> Result<(), String> {
     server.stop();
     println!("{} requests sent; the server was stopped.", exchanges.len());
     Ok(())
+}
+
+/// A request for a report: its method, path, headers and body, as sent
+/// (line ends shown as the transcript writes them), indented.
+fn shown_request(request: &[u8]) -> String {
+    let text = String::from_utf8_lossy(request).replace("\r\n", "\n");
+    let text = text.trim_end_matches('\n');
+    format!("  {}", text.replace('\n', "\n  "))
 }
 
 /// Splits the frames into requests and the responses after them.
