@@ -81,6 +81,59 @@ pub fn check(transcript: &Transcript, target: &Target) -> Result<(), String> {
     Ok(())
 }
 
+/// `cargo xtask bless`: the transcript `text` with each response (its `<-`
+/// lines) rewritten from what `target` (the reference solution) answered.
+/// Requests and comments stay; a response that did not change keeps its
+/// lines as written.
+pub fn bless(transcript: &Transcript, text: &str, target: &Target) -> Result<String, String> {
+    let mut server = Listening::start(transcript, target)?;
+    let mut answers = Vec::new();
+    for (index, exchange) in exchanges(transcript).iter().enumerate() {
+        let request = request_bytes(&exchange.request, &server.address);
+        match send(&server.address, &request) {
+            Ok(response) => answers.push((exchange.response.clone(), normalize(&response))),
+            Err(err) => {
+                server.stop();
+                return Err(format!(
+                    "{}: exchange {}: {err}",
+                    transcript.name,
+                    index + 1
+                ));
+            }
+        }
+    }
+    server.stop();
+    Ok(rewrite_responses(text, &answers))
+}
+
+/// `text` with each group of response lines replaced by its new response
+/// (`answers`: the old frames and the new text), written where the old
+/// group began. A response that is the same keeps its lines.
+fn rewrite_responses(text: &str, answers: &[(Vec<&Frame>, String)]) -> String {
+    let mut out = String::new();
+    for (index, line) in text.lines().enumerate() {
+        let number = index + 1;
+        let group = answers
+            .iter()
+            .find(|(old, _)| old.iter().any(|frame| frame.line == number));
+        match group {
+            Some((old, new)) if expected_text(old) != *new => {
+                if old.first().is_some_and(|frame| frame.line == number) {
+                    for response_line in new.split_inclusive('\n') {
+                        out += &runner::render_line("<-", response_line.as_bytes());
+                        out.push('\n');
+                    }
+                }
+            }
+            _ => {
+                out += line;
+                out.push('\n');
+            }
+        }
+    }
+    out
+}
+
 /// `cargo xtask run NN` for an HTTP chapter: sends each request of the
 /// transcript and prints it with the response that came back.
 pub fn play(transcript: &Transcript, target: &Target) -> Result<(), String> {
@@ -307,5 +360,56 @@ impl Listening {
             stderr: stderr.join("\n").into_bytes(),
             status,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    #[test]
+    fn bless_rewrites_a_response_and_keeps_the_requests() {
+        let text = "# runner: http\n\
+            -> POST /mcp\n\
+            -> Content-Type: application/json\n\
+            ->\n\
+            -> {\"id\":1}\n\
+            <- 400 Bad Request\n\
+            <- content-type: application/json\n\
+            <-\n\
+            <- {\"old\":true}\n\
+            # between\n\
+            -> GET /mcp\n\
+            <- 405 Method Not Allowed\n";
+        let transcript = Transcript::parse(Path::new("made_up.wire"), text).unwrap();
+        let exchanges = exchanges(&transcript);
+        let answers = vec![
+            (
+                exchanges[0].response.clone(),
+                "200 OK\ncontent-type: application/json\nx-new: 1\n\n{\"new\":true}\n".to_string(),
+            ),
+            (
+                exchanges[1].response.clone(),
+                "405 Method Not Allowed\n".to_string(),
+            ),
+        ];
+        let blessed = rewrite_responses(text, &answers);
+        assert_eq!(
+            blessed,
+            "# runner: http\n\
+             -> POST /mcp\n\
+             -> Content-Type: application/json\n\
+             ->\n\
+             -> {\"id\":1}\n\
+             <- 200 OK\n\
+             <- content-type: application/json\n\
+             <- x-new: 1\n\
+             <-\n\
+             <- {\"new\":true}\n\
+             # between\n\
+             -> GET /mcp\n\
+             <- 405 Method Not Allowed\n"
+        );
     }
 }

@@ -570,10 +570,31 @@ pub fn bless(transcript: &Transcript, text: &str, bin: &Path) -> Result<String, 
         replies.push(run.stdout[seen..].to_vec());
         seen = run.stdout.len();
     }
+    // The server lines written after each client frame (0: before any),
+    // so replies that did not change keep their lines as written.
+    let lines: Vec<&str> = text.lines().collect();
+    let mut old: Vec<Vec<&Frame>> = vec![Vec::new()];
+    for frame in &transcript.frames {
+        match frame.direction {
+            Direction::ClientToServer => old.push(Vec::new()),
+            Direction::ServerToClient => old.last_mut().expect("never empty").push(frame),
+            _ => {}
+        }
+    }
+    let render = |step: usize| -> String {
+        let was: Vec<u8> = old[step].iter().flat_map(|f| f.bytes.clone()).collect();
+        if was == replies[step] {
+            return old[step]
+                .iter()
+                .map(|frame| format!("{}\n", lines[frame.line - 1]))
+                .collect();
+        }
+        render_server_frames(&replies[step])
+    };
     let mut out = String::new();
-    let mut pending = Some(&replies[0]); // output that needs no input goes before the first client frame
+    let mut pending = true; // output that needs no input goes before the first client frame
     let mut next_client = 0;
-    for (index, line) in text.lines().enumerate() {
+    for (index, line) in lines.iter().enumerate() {
         let frame = transcript
             .frames
             .iter()
@@ -581,13 +602,13 @@ pub fn bless(transcript: &Transcript, text: &str, bin: &Path) -> Result<String, 
         match frame.map(|frame| frame.direction) {
             Some(Direction::ServerToClient) => continue,
             Some(Direction::ClientToServer) => {
-                if let Some(before) = pending.take() {
-                    out += &render_server_frames(before);
+                if std::mem::take(&mut pending) {
+                    out += &render(0);
                 }
                 out += line;
                 out.push('\n');
                 next_client += 1;
-                out += &render_server_frames(&replies[next_client]);
+                out += &render(next_client);
             }
             _ => {
                 out += line;
@@ -595,8 +616,8 @@ pub fn bless(transcript: &Transcript, text: &str, bin: &Path) -> Result<String, 
             }
         }
     }
-    if let Some(before) = pending {
-        out += &render_server_frames(before);
+    if pending {
+        out += &render(0);
     }
     Ok(out)
 }
@@ -609,16 +630,23 @@ fn render_server_frames(bytes: &[u8]) -> String {
 }
 
 fn render_server_line(line: &[u8]) -> String {
-    match std::str::from_utf8(line) {
-        Ok("\n") => "<-\n".to_string(),
+    render_line("<-", line) + "\n"
+}
+
+/// One transcript line (without its `\n`) for `bytes` going `arrow`'s way:
+/// the text after one space, a bare arrow for an empty line, or the exact
+/// `!` form for bytes a plain line cannot hold.
+pub fn render_line(arrow: &str, bytes: &[u8]) -> String {
+    match std::str::from_utf8(bytes) {
+        Ok("\n") => arrow.to_string(),
         Ok(text)
             if text.ends_with('\n')
                 && !text[..text.len() - 1].contains(['\r', '\n'])
                 && text.len() < 4096 =>
         {
-            format!("<- {text}")
+            format!("{arrow} {}", &text[..text.len() - 1])
         }
-        _ => format!("<-! {}\n", exact_tokens(line)),
+        _ => format!("{arrow}! {}", exact_tokens(bytes)),
     }
 }
 

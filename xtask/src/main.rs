@@ -19,7 +19,9 @@ use serde_json::Value;
 use wire_tests::course::{self, Chapter};
 use wire_tests::target::{self, Kind, Target};
 use wire_tests::transcript::{Direction, Runner, Transcript};
-use wire_tests::{diagrams, gaps, generated, runner, starters, textdiff, views};
+use wire_tests::{
+    client_runner, diagrams, gaps, generated, http_runner, runner, starters, textdiff, views,
+};
 
 const USAGE: &str = "\
 usage: cargo xtask <command>     (NN: a chapter, written 3, 03 or ch03)
@@ -44,7 +46,8 @@ usage: cargo xtask <command>     (NN: a chapter, written 3, 03 or ch03)
                                frame views, sequence diagrams, listings, exercises
                                and the workshop schedule
   book-check                   after `mdbook build book`: no marker shown, solutions folded
-  bless [NN]                   rewrite the server frames of transcripts from the solutions
+  bless [NN]                   rewrite what the programs write in the transcripts (server
+                               replies, a host's frames, HTTP responses) from the solutions
   bench [NN ...] [--runs N] [--json PATH]
                                measure start-up, round trip, throughput and memory
   bundle DIR                   a copy of the course for a room without internet:
@@ -449,7 +452,9 @@ fn report_stale(check: bool, stale: &[String], fix: &str) -> Result<(), String> 
     }
 }
 
-/// `bless [NN]`: regenerates server frames from the reference solutions.
+/// `bless [NN]`: rewrites what the program under test writes, in every
+/// transcript, from the reference solutions (every runner: server, host,
+/// HTTP).
 fn bless(args: &[String]) -> Result<(), String> {
     let chapters = match args.first() {
         Some(name) => vec![Chapter::find(name)?],
@@ -471,10 +476,25 @@ fn bless(args: &[String]) -> Result<(), String> {
                 let path = chapter.transcript_path(&scenario);
                 let text = fs::read_to_string(&path).map_err(|err| err.to_string())?;
                 let transcript = Transcript::parse(&path, &text).map_err(|err| err.to_string())?;
-                if transcript.runner != Runner::Server {
-                    continue;
-                }
-                let blessed = runner::bless(&transcript, &text, &target.path)?;
+                // Each runner rewrites what the program under test writes:
+                // a server's replies, a host's frames to its servers, model
+                // and hooks and its stdout, an HTTP server's responses.
+                let blessed = match transcript.runner {
+                    Runner::Server => runner::bless(&transcript, &text, &target.path)?,
+                    Runner::Client | Runner::Agent => {
+                        // The recorded servers' replies first: the host's
+                        // frames follow from them.
+                        let served = client_runner::bless_recorded(&transcript, &text)?;
+                        if served != text {
+                            fs::write(&path, &served).map_err(|err| err.to_string())?;
+                        }
+                        let transcript =
+                            Transcript::parse(&path, &served).map_err(|err| err.to_string())?;
+                        let recording = client_runner::record(&transcript, &target)?;
+                        client_runner::bless_text(&transcript, &served, &recording)?
+                    }
+                    Runner::Http => http_runner::bless(&transcript, &text, &target)?,
+                };
                 if blessed != text {
                     fs::write(&path, blessed).map_err(|err| err.to_string())?;
                     println!("blessed {}/{scenario}", chapter.id());
