@@ -55,7 +55,8 @@ shows each `tools/call add` row's pipelined throughput as a ratio to it.
   --json PATH  also write the numbers as JSON to PATH
 
 `cargo xtask bench --http` measures chapter 12's HTTP server instead
-(`cargo xtask bench --http --help`).
+(`cargo xtask bench --http --help`); `cargo xtask bench --clone` the
+learner's time, a fresh clone's `cargo test` cold and warm.
 ";
 
 /// Spawns for the cold-start median, unless `--runs` says otherwise.

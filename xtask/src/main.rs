@@ -2,6 +2,7 @@
 //! everything works with plain cargo too.
 
 mod bench;
+mod bench_clone;
 mod bench_http;
 mod book;
 mod bundle;
@@ -50,6 +51,8 @@ usage: cargo xtask <command>     (NN: a chapter, written 3, 03 or ch03)
                                replies, a host's frames, HTTP responses) from the solutions
   bench [NN ...] [--runs N] [--json PATH]
                                measure start-up, round trip, throughput and memory
+  bench --clone                the learner's time: a fresh clone's `cargo test`, cold and
+                               warm, and CI's test step
   bundle DIR                   a copy of the course for a room without internet:
                                the repository, vendored crates, the built book
 ";
@@ -78,6 +81,7 @@ fn main() -> ExitCode {
         Some("book-check") => book::check(),
         Some("bless") => bless(rest),
         Some("bench") if rest.iter().any(|arg| arg == "--http") => bench_http::run(rest),
+        Some("bench") if rest.iter().any(|arg| arg == "--clone") => bench_clone::run(rest),
         Some("bench") => bench::run(rest),
         Some("bundle") => bundle::run(rest),
         _ => Err(USAGE.to_string()),
