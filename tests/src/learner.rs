@@ -91,7 +91,8 @@ impl ChapterCheck {
     /// scenario that lists one gap alone blames it; a scenario shared by
     /// several blames those of them none of whose own scenarios pass (a gap
     /// with a passing scenario is ruled out), or all of them when that rules
-    /// everyone out. Empty: nothing written is to blame.
+    /// everyone out; the likeliest first (the largest share of its own
+    /// scenarios failing). Empty: nothing written is to blame.
     pub fn suspects(&self) -> Vec<&GapCheck> {
         let ran = |scenario: &str, passed: bool| {
             self.results
@@ -133,7 +134,17 @@ impl ChapterCheck {
             .filter(|gap| !gap.scenarios.iter().any(|scenario| ran(scenario, true)))
             .copied()
             .collect();
-        in_order(if kept.is_empty() { listed } else { kept })
+        let mut chosen = in_order(if kept.is_empty() { listed } else { kept });
+        // The likeliest first: the gap the largest share of whose own
+        // scenarios fail (a stable sort keeps the gaps' order in a tie).
+        let share = |gap: &GapCheck| {
+            let failed = gap.scenarios.iter().filter(|s| ran(s, false)).count();
+            (failed * 1000)
+                .checked_div(gap.scenarios.len())
+                .unwrap_or(0)
+        };
+        chosen.sort_by_key(|gap| std::cmp::Reverse(share(gap)));
+        chosen
     }
 
     /// The gap to work on next: the one the evidence blames, else the
@@ -518,7 +529,8 @@ pub fn next_step(check: &ChapterCheck) -> String {
             .collect();
         return format!(
             "next: several gaps may be the cause, and the failing scenarios do not single one \
-             out: {}. Start with the first; `cargo xtask check {:02} SCENARIO` reruns one scenario.",
+             out: {}. Start with the first, whose scenarios fail most; \
+             `cargo xtask check {:02} SCENARIO` reruns one scenario.",
             names.join(", "),
             chapter.number
         );
@@ -666,6 +678,28 @@ mod tests {
         );
         assert_eq!(ids(&check), ["ch08/catalogue", "ch08/activate"]);
         assert!(check.next_gap().is_none());
+        // Ruled out all round: all three, the largest failing share first.
+        let check = made_up(
+            &[
+                (
+                    "ch11/complete",
+                    &["meta_errors", "a", "b"],
+                    failing(&["meta_errors"]),
+                ),
+                (
+                    "ch11/meta",
+                    &["meta_errors", "c"],
+                    failing(&["meta_errors"]),
+                ),
+                (
+                    "ch11/era",
+                    &["meta_errors", "d", "e", "f"],
+                    failing(&["meta_errors"]),
+                ),
+            ],
+            &["meta_errors"],
+        );
+        assert_eq!(ids(&check), ["ch11/meta", "ch11/complete", "ch11/era"]);
         assert!(next_step(&check).starts_with("next: several gaps"));
     }
 
