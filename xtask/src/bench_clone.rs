@@ -91,7 +91,8 @@ fn cargo_test(clone: &Path, label: &'static str, ci: bool) -> Result<Timed, Stri
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
     let mut command = Command::new(cargo);
     command
-        .arg("test")
+        // Every test binary runs, whatever fails: the time is of them all.
+        .args(["test", "--no-fail-fast"])
         .current_dir(clone)
         .env("CARGO_TARGET_DIR", clone.join("target"))
         // What this xtask was started with must not leak into the clone's run.
@@ -123,9 +124,14 @@ fn cargo_test(clone: &Path, label: &'static str, ci: bool) -> Result<Timed, Stri
         failed += count("failed");
     }
     if !output.status.success() {
+        let failed_tests: Vec<&str> = text
+            .lines()
+            .filter(|line| line.starts_with("test ") && line.ends_with("FAILED"))
+            .collect();
         eprintln!(
-            "bench: {label}: cargo test failed ({}):\n{}",
+            "bench: {label}: cargo test failed ({}); failing: {}\n{}",
             output.status,
+            failed_tests.join(", "),
             String::from_utf8_lossy(&output.stderr)
                 .lines()
                 .rev()
