@@ -304,17 +304,19 @@ pub fn bless_text(
         .map(|line| format!("{line}\n").into_bytes())
         .collect();
     let pins_stdout = transcript.frames_in(Direction::Stdout).next().is_some();
+    // A server or model context that got nothing has no entry: none came.
+    let none: Vec<Vec<u8>> = Vec::new();
     // Each sequence the host writes, and how many of its frames were used.
     let sequence = |frame: &Frame| -> Option<(String, &Vec<Vec<u8>>)> {
         let label = frame.channel.clone().unwrap_or_else(|| "-".to_string());
         match frame.direction {
             Direction::ClientToServer => Some((
                 format!("the frames to server [{label}]"),
-                recording.servers.get(&frame.channel)?,
+                recording.servers.get(&frame.channel).unwrap_or(&none),
             )),
             Direction::HostToModel => Some((
                 format!("the requests of model context [{label}]"),
-                recording.model.get(&frame.channel)?,
+                recording.model.get(&frame.channel).unwrap_or(&none),
             )),
             Direction::HarnessToHook | Direction::HookToHarness => {
                 Some(("the hook lines".to_string(), &hooks))
