@@ -61,7 +61,16 @@ pub fn run(args: &[String]) -> Result<(), String> {
         ("`.ci/run`'s test step (`CI=true cargo test`), warm", true),
     ] {
         eprintln!("bench: {label}");
-        rows.push(cargo_test(&clone, label, ci)?);
+        let row = cargo_test(&clone, label, ci)?;
+        // Each row as it comes: a long run that is stopped keeps its rows.
+        eprintln!(
+            "bench: {label}: {:.0} s, {} passed, {} failed (load average {})",
+            row.seconds,
+            row.passed,
+            row.failed,
+            load_average()
+        );
+        rows.push(row);
     }
     let load_after = load_average();
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
