@@ -123,6 +123,9 @@ fn starter_problems(
     if edited.contains(&chapter) {
         return problems; // The learner's work; `starters_are_generated…` says so.
     }
+    if !wire_tests::tools::ready_for(&chapter) {
+        return problems; // Skipped, with what to install (never under CI).
+    }
     let target = Target::starter(&chapter).unwrap();
     // Each scenario on a thread of its own, at most RUNNING at a time in
     // the whole test: a starter's failures are mostly waits.
