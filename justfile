@@ -54,7 +54,7 @@ book:
 book-serve:
     mdbook serve book --open
 
-# Rewrite the server frames of the transcripts from the reference solutions (all chapters, or NN).
+# Rewrite what the programs write in the transcripts (server replies, a host's frames, HTTP responses) from the reference solutions (all chapters, or NN).
 [private]
 bless NN="":
     cargo xtask bless {{NN}}

@@ -18,7 +18,7 @@ use std::path::PathBuf;
 use serde_json::Value;
 
 use crate::course::{self, Chapter};
-use crate::transcript::{Direction, Transcript};
+use crate::transcript::{Direction, Runner, Transcript};
 use crate::views::{self, Step, Style};
 
 /// The transcripts drawn as sequence diagrams: `(chapter id, scenario)`.
@@ -233,7 +233,7 @@ pub fn sequence(chapter: &Chapter, transcript: &Transcript, raw: &str) -> String
     let width =
         xs.last().copied().unwrap_or(0.0) + header(lanes.last().expect("a lane")) / 2.0 + MARGIN;
     let width =
-        width.max(MARGIN * 2.0 + legend_width(&legend_items(&steps, true, &transcript.runner)));
+        width.max(MARGIN * 2.0 + legend_width(&legend_items(&steps, true, transcript.runner)));
     let bottom = TOP + ROW * (rows.len() as f64 + 0.5);
     let height = bottom + 48.0;
 
@@ -352,7 +352,7 @@ pub fn sequence(chapter: &Chapter, transcript: &Transcript, raw: &str) -> String
     legend(
         &mut out,
         height - 18.0,
-        &legend_items(&steps, bars > 0, &transcript.runner),
+        &legend_items(&steps, bars > 0, transcript.runner),
     );
     out += "</svg>\n";
     out
@@ -390,13 +390,13 @@ pub fn caption_note(transcript: &Transcript) -> &'static str {
         .frames
         .iter()
         .any(|frame| frame.direction == Direction::HostToModel);
-    match transcript.runner.as_str() {
-        "client" if channels.len() > 1 => {
+    match transcript.runner {
+        Runner::Client if channels.len() > 1 => {
             " The transcript pins each server's frames in order, not how they \
              interleave; the diagram draws what the client does: it connects to every \
              server at once, then runs the commands in the order given."
         }
-        "agent" if hooks && !model => {
+        Runner::Agent if hooks && !model => {
             " The model is a script, so its turns are drawn from what the harness \
              prints (unnumbered), each hook where the output says it ran."
         }
@@ -427,9 +427,9 @@ fn rows(transcript: &Transcript, raw: &str) -> Vec<Row> {
         .frames
         .iter()
         .any(|frame| frame.direction == Direction::HostToModel);
-    let reordered = match transcript.runner.as_str() {
-        "client" => client_rows(transcript, &steps),
-        "agent" if hooks && !model => scripted_model_rows(transcript, &steps),
+    let reordered = match transcript.runner {
+        Runner::Client => client_rows(transcript, &steps),
+        Runner::Agent if hooks && !model => scripted_model_rows(transcript, &steps),
         _ => None,
     };
     reordered.unwrap_or_else(|| steps.into_iter().map(Row::Step).collect())
@@ -610,11 +610,11 @@ fn clip(text: &str, max: usize) -> String {
 }
 
 /// What the legend explains: only the styles a diagram uses.
-fn legend_items(steps: &[Step], bars: bool, runner: &str) -> Vec<(Style, &'static str)> {
+fn legend_items(steps: &[Step], bars: bool, runner: Runner) -> Vec<(Style, &'static str)> {
     let mut items = Vec::new();
     // Over HTTP the lines that are not JSON-RPC are the request and status
     // lines and their headers.
-    let other = if runner == "http" {
+    let other = if runner == Runner::Http {
         "HTTP lines"
     } else {
         "not JSON-RPC"

@@ -59,12 +59,17 @@ pub fn check(transcript: &Transcript, target: &Target) -> Result<(), String> {
             .map_err(|err| format!("{position}: {err}"))
             .map(|response| normalize(&response));
         let expected = expected_text(&exchange.response);
+        // The request as it went out, so the report shows what got the
+        // answer (an Origin, a missing header) without opening the transcript.
+        let sent = shown_request(&request);
         let problem = match actual {
-            Err(problem) => Some(problem),
+            Err(problem) => Some(format!("{problem}\nthe request:\n{sent}")),
             Ok(actual) if same(&expected, &actual, target.exact()) => None,
             Ok(actual) => Some(format!(
-                "{position} (line {}): the response differs\n--- expected\n{expected}--- actual\n{actual}",
-                exchange.request[0].line
+                "{position} (line {}): the response differs\nthe request:\n{sent}\n--- expected\n{expected}--- actual\n{actual}{}",
+                exchange.request[0].line,
+                crate::textdiff::first_difference(&expected, &actual)
+                    .map_or(String::new(), |window| format!("  {window}\n"))
             )),
         };
         if let Some(problem) = problem {
@@ -76,12 +81,66 @@ pub fn check(transcript: &Transcript, target: &Target) -> Result<(), String> {
     Ok(())
 }
 
+/// `cargo xtask bless`: the transcript `text` with each response (its `<-`
+/// lines) rewritten from what `target` (the reference solution) answered.
+/// Requests and comments stay; a response that did not change keeps its
+/// lines as written.
+pub fn bless(transcript: &Transcript, text: &str, target: &Target) -> Result<String, String> {
+    let mut server = Listening::start(transcript, target)?;
+    let mut answers = Vec::new();
+    for (index, exchange) in exchanges(transcript).iter().enumerate() {
+        let request = request_bytes(&exchange.request, &server.address);
+        match send(&server.address, &request) {
+            Ok(response) => answers.push((exchange.response.clone(), normalize(&response))),
+            Err(err) => {
+                server.stop();
+                return Err(format!(
+                    "{}: exchange {}: {err}",
+                    transcript.name,
+                    index + 1
+                ));
+            }
+        }
+    }
+    server.stop();
+    Ok(rewrite_responses(text, &answers))
+}
+
+/// `text` with each group of response lines replaced by its new response
+/// (`answers`: the old frames and the new text), written where the old
+/// group began. A response that is the same keeps its lines.
+fn rewrite_responses(text: &str, answers: &[(Vec<&Frame>, String)]) -> String {
+    let mut out = String::new();
+    for (index, line) in text.lines().enumerate() {
+        let number = index + 1;
+        let group = answers
+            .iter()
+            .find(|(old, _)| old.iter().any(|frame| frame.line == number));
+        match group {
+            Some((old, new)) if expected_text(old) != *new => {
+                if old.first().is_some_and(|frame| frame.line == number) {
+                    for response_line in new.split_inclusive('\n') {
+                        out += &runner::render_line("<-", response_line.as_bytes());
+                        out.push('\n');
+                    }
+                }
+            }
+            _ => {
+                out += line;
+                out.push('\n');
+            }
+        }
+    }
+    out
+}
+
 /// `cargo xtask run NN` for an HTTP chapter: sends each request of the
 /// transcript and prints it with the response that came back.
 pub fn play(transcript: &Transcript, target: &Target) -> Result<(), String> {
     let mut server = Listening::start(transcript, target)?;
     println!("the server listens on http://{}/mcp\n", server.address);
-    for exchange in exchanges(transcript) {
+    let exchanges = exchanges(transcript);
+    for exchange in &exchanges {
         let request = request_bytes(&exchange.request, &server.address);
         let shown = String::from_utf8_lossy(&request).replace("\r\n", "\n");
         println!("→ {}\n", shown.trim_end().replace('\n', "\n  "));
@@ -93,8 +152,18 @@ pub fn play(transcript: &Transcript, target: &Target) -> Result<(), String> {
             Err(err) => println!("← (no response: {err})\n"),
         }
     }
+    // An HTTP server serves until it is stopped: there is no stdin to close.
     server.stop();
+    println!("{} requests sent; the server was stopped.", exchanges.len());
     Ok(())
+}
+
+/// A request for a report: its method, path, headers and body, as sent
+/// (line ends shown as the transcript writes them), indented.
+fn shown_request(request: &[u8]) -> String {
+    let text = String::from_utf8_lossy(request).replace("\r\n", "\n");
+    let text = text.trim_end_matches('\n');
+    format!("  {}", text.replace('\n', "\n  "))
 }
 
 /// Splits the frames into requests and the responses after them.
@@ -291,5 +360,56 @@ impl Listening {
             stderr: stderr.join("\n").into_bytes(),
             status,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    #[test]
+    fn bless_rewrites_a_response_and_keeps_the_requests() {
+        let text = "# runner: http\n\
+            -> POST /mcp\n\
+            -> Content-Type: application/json\n\
+            ->\n\
+            -> {\"id\":1}\n\
+            <- 400 Bad Request\n\
+            <- content-type: application/json\n\
+            <-\n\
+            <- {\"old\":true}\n\
+            # between\n\
+            -> GET /mcp\n\
+            <- 405 Method Not Allowed\n";
+        let transcript = Transcript::parse(Path::new("made_up.wire"), text).unwrap();
+        let exchanges = exchanges(&transcript);
+        let answers = vec![
+            (
+                exchanges[0].response.clone(),
+                "200 OK\ncontent-type: application/json\nx-new: 1\n\n{\"new\":true}\n".to_string(),
+            ),
+            (
+                exchanges[1].response.clone(),
+                "405 Method Not Allowed\n".to_string(),
+            ),
+        ];
+        let blessed = rewrite_responses(text, &answers);
+        assert_eq!(
+            blessed,
+            "# runner: http\n\
+             -> POST /mcp\n\
+             -> Content-Type: application/json\n\
+             ->\n\
+             -> {\"id\":1}\n\
+             <- 200 OK\n\
+             <- content-type: application/json\n\
+             <- x-new: 1\n\
+             <-\n\
+             <- {\"new\":true}\n\
+             # between\n\
+             -> GET /mcp\n\
+             <- 405 Method Not Allowed\n"
+        );
     }
 }

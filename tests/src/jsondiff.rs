@@ -47,6 +47,14 @@ fn walk(path: &str, expected: &Value, actual: &Value) -> Option<String> {
                 .then(|| format!("{at} has {} items, expected {}", got.len(), want.len()))
         }
         _ if expected == actual => None,
+        // A long string would be cut at the same prefix on both sides:
+        // show a window around its first differing character instead.
+        (Value::String(want), Value::String(got))
+            if want.chars().count().max(got.chars().count()) > 60 =>
+        {
+            let window = crate::textdiff::first_difference(want, got)?;
+            Some(format!("{at}: the strings differ; {window}"))
+        }
         _ => Some(format!(
             "{at}: expected {}, got {}",
             describe(expected),
@@ -101,6 +109,15 @@ mod tests {
         assert_eq!(
             first_difference(&want, &got).unwrap(),
             "/extra is not expected (it is true)"
+        );
+        let long = "Release checklist: bump the version, run the tests, tag the commit.";
+        let with_newline = json!({"text": format!("{long}\n")});
+        let without = json!({"text": long});
+        assert_eq!(
+            first_difference(&with_newline, &without).unwrap(),
+            "/text: the strings differ; first difference at character 68 (expected 68 characters, got 67):\n    \
+             expected: …run the tests, tag the commit.⏎\n    \
+             actual:   …run the tests, tag the commit.(ends here)"
         );
         let got = json!({"id": 1});
         assert!(

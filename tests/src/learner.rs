@@ -36,6 +36,9 @@ pub struct ChapterCheck {
     pub target_label: String,
     /// The build failed: nothing ran. Shown once, in full.
     pub build_error: Option<String>,
+    /// A program the chapter needs is not installed (`jq`): nothing ran,
+    /// and no gap is blamed. What to install.
+    pub missing_tools: Option<String>,
     /// Each scenario that ran, with its report when it failed.
     pub results: Vec<(String, Result<(), String>)>,
     /// The learner's gaps (empty for `--bin`, where there is no source).
@@ -50,44 +53,109 @@ impl ChapterCheck {
             .count()
     }
     pub fn done(&self) -> bool {
-        self.build_error.is_none() && self.passed() == self.results.len()
+        self.build_error.is_none()
+            && self.missing_tools.is_none()
+            && self.passed() == self.results.len()
     }
-    /// The report to show in full: the first failure of a gap the learner
-    /// wrote (that is what they are working on), else one of the next gap
-    /// to write, else the tour (the chapter in one scenario), else the first.
+    /// The report to show in full: a failure of the gap the evidence
+    /// blames (so the detail never contradicts the `next:` line), else one
+    /// of the next gap to write, else the tour (the chapter in one
+    /// scenario), else the first.
     pub fn first_failure(&self) -> Option<(&str, &str)> {
-        let written_failing: Vec<&String> = self
-            .gaps
-            .iter()
-            .filter_map(|check| match &check.state {
-                GapState::Failing(scenarios) => Some(scenarios),
-                _ => None,
-            })
-            .flatten()
-            .collect();
-        let next: Vec<&String> = self
-            .next_gap()
-            .map(|gap| gap.scenarios.iter().collect())
-            .unwrap_or_default();
+        let suspects = self.suspects();
         let failures = || {
             self.results
                 .iter()
                 .filter_map(|(name, result)| Some((name.as_str(), result.as_ref().err()?.as_str())))
         };
-        // The next gap's scenarios in the order the manifest lists them
-        // (a chapter's tour first), not alphabetically.
-        let of_next_gap = || {
-            next.iter()
-                .find_map(|listed| failures().find(|(name, _)| name == listed))
+        // A gap's scenarios in the order the manifest lists them (a
+        // chapter's tour first), not alphabetically.
+        let of = |gaps: &[&GapCheck]| {
+            gaps.iter().find_map(|gap| {
+                gap.scenarios
+                    .iter()
+                    .find_map(|listed| failures().find(|(name, _)| name == listed))
+            })
         };
-        failures()
-            .find(|(name, _)| written_failing.iter().any(|failing| failing == name))
-            .or_else(of_next_gap)
+        let next: Vec<&GapCheck> = self.next_gap().into_iter().collect();
+        of(&suspects)
+            .or_else(|| of(&next))
             .or_else(|| failures().find(|(name, _)| *name == "tour"))
             .or_else(|| failures().next())
     }
-    /// The first gap that is not written, or written but failing.
+
+    /// The written gaps the failing scenarios blame (`tests/starter-failures.txt`
+    /// maps each scenario to the gaps whose placeholders break it). A failing
+    /// scenario that lists a gap not written yet is explained by that
+    /// placeholder; the others are evidence against written gaps. A failing
+    /// scenario that lists one gap alone blames it; a scenario shared by
+    /// several blames those of them none of whose own scenarios pass (a gap
+    /// with a passing scenario is ruled out), or all of them when that rules
+    /// everyone out; the likeliest first (the largest share of its own
+    /// scenarios failing). Empty: nothing written is to blame.
+    pub fn suspects(&self) -> Vec<&GapCheck> {
+        let ran = |scenario: &str, passed: bool| {
+            self.results
+                .iter()
+                .any(|(name, result)| name == scenario && result.is_ok() == passed)
+        };
+        let gaps_of = |scenario: &str| -> Vec<&GapCheck> {
+            self.gaps
+                .iter()
+                .filter(|gap| gap.scenarios.iter().any(|listed| listed == scenario))
+                .collect()
+        };
+        let unexplained: Vec<Vec<&GapCheck>> = self
+            .results
+            .iter()
+            .filter(|(_, result)| result.is_err())
+            .map(|(name, _)| gaps_of(name))
+            .filter(|gaps| {
+                !gaps.is_empty() && gaps.iter().all(|gap| gap.state != GapState::NotWritten)
+            })
+            .collect();
+        let in_order = |chosen: Vec<&GapCheck>| -> Vec<&GapCheck> {
+            self.gaps
+                .iter()
+                .filter(|gap| chosen.iter().any(|c| c.gap.id == gap.gap.id))
+                .collect()
+        };
+        let alone: Vec<&GapCheck> = unexplained
+            .iter()
+            .filter(|gaps| gaps.len() == 1)
+            .map(|gaps| gaps[0])
+            .collect();
+        if !alone.is_empty() {
+            return in_order(alone);
+        }
+        let listed: Vec<&GapCheck> = unexplained.into_iter().flatten().collect();
+        let kept: Vec<&GapCheck> = listed
+            .iter()
+            .filter(|gap| !gap.scenarios.iter().any(|scenario| ran(scenario, true)))
+            .copied()
+            .collect();
+        let mut chosen = in_order(if kept.is_empty() { listed } else { kept });
+        // The likeliest first: the gap the largest share of whose own
+        // scenarios fail (a stable sort keeps the gaps' order in a tie).
+        let share = |gap: &GapCheck| {
+            let failed = gap.scenarios.iter().filter(|s| ran(s, false)).count();
+            (failed * 1000)
+                .checked_div(gap.scenarios.len())
+                .unwrap_or(0)
+        };
+        chosen.sort_by_key(|gap| std::cmp::Reverse(share(gap)));
+        chosen
+    }
+
+    /// The gap to work on next: the one the evidence blames, else the
+    /// first that is not written, else the first written but failing.
+    /// `None` when several are blamed (see [`ChapterCheck::suspects`]).
     pub fn next_gap(&self) -> Option<&GapCheck> {
+        match self.suspects()[..] {
+            [one] => return Some(one),
+            [] => {}
+            _ => return None,
+        }
         self.gaps
             .iter()
             .find(|check| check.state == GapState::NotWritten)
@@ -151,6 +219,20 @@ pub fn check(
     scenarios: &[String],
     stretch: bool,
 ) -> ChapterCheck {
+    let missing = crate::tools::missing_for(chapter);
+    if !missing.is_empty() {
+        let messages: Vec<String> = missing.iter().map(|tool| tool.missing_message()).collect();
+        return ChapterCheck {
+            chapter: chapter.clone(),
+            stretch,
+            target_label: target
+                .map_or(format!("your crate chapters/{}", chapter.dir), |t| t.label),
+            build_error: None,
+            missing_tools: Some(messages.join("\n")),
+            results: Vec::new(),
+            gaps: Vec::new(),
+        };
+    }
     let target = match target.map_or_else(|| Target::built(chapter, Kind::Starter, stretch), Ok) {
         Ok(target) => target,
         Err(error) => {
@@ -159,6 +241,7 @@ pub fn check(
                 stretch,
                 target_label: format!("your crate chapters/{}", chapter.dir),
                 build_error: Some(error),
+                missing_tools: None,
                 results: Vec::new(),
                 gaps: gap_checks(chapter, &[], stretch),
             };
@@ -190,6 +273,7 @@ pub fn check(
         stretch,
         target_label: target.label,
         build_error: None,
+        missing_tools: None,
         results,
         gaps,
     }
@@ -305,12 +389,21 @@ pub fn summary(check: &ChapterCheck) -> String {
         .map(|gap| gap.gap.id.len())
         .max()
         .unwrap_or(0);
+    let suspects = check.suspects();
+    let suspect_ids: Vec<&str> = suspects.iter().map(|gap| gap.gap.id.as_str()).collect();
+    // With no suspect, every failing gap is shown as failing.
+    let blamed = |gap: &GapCheck| suspects.is_empty() || suspect_ids.contains(&gap.gap.id.as_str());
     for gap in &check.gaps {
         let file = format!("chapters/{}/{}", check.chapter.dir, gap.gap.file.display());
         let id = format!("{:width$}", gap.gap.id);
         text += &match &gap.state {
             GapState::Written => format!("  [x] {id}  written\n"),
             GapState::NotWritten => format!("  [ ] {id}  not written yet ({file})\n"),
+            GapState::Failing(scenarios) if !blamed(gap) => format!(
+                "  [?] {id}  written; {} fail(s) too, but the evidence points at {}\n",
+                scenarios.join(", "),
+                suspect_ids.join(" and ")
+            ),
             GapState::Failing(scenarios) => format!(
                 "  [!] {id}  written, but failing: {}\n",
                 scenarios.join(", ")
@@ -319,6 +412,9 @@ pub fn summary(check: &ChapterCheck) -> String {
     }
     if !check.gaps.is_empty() {
         text.push('\n');
+    }
+    if let Some(missing) = &check.missing_tools {
+        return text + &format!("  no scenario ran: {missing}\n");
     }
     match &check.build_error {
         Some(_) => text += "  your crate does not build, so no scenario ran.\n",
@@ -359,6 +455,18 @@ pub fn report(check: &ChapterCheck) -> String {
 /// next chapter.
 pub fn next_step(check: &ChapterCheck) -> String {
     let chapter = &check.chapter;
+    if check.missing_tools.is_some() {
+        return format!(
+            "next: install what is missing, then `cargo xtask check {:02}` again; your gaps are not to blame.",
+            chapter.number
+        );
+    }
+    if check.build_error.is_some() {
+        return format!(
+            "next: make your crate build (cargo's errors are above), then `cargo xtask check {:02}` again.",
+            chapter.number
+        );
+    }
     if check.stretch {
         let page = format!("book/src/{}.md", chapter.dir);
         let core = gap_checks(chapter, &[], false);
@@ -406,6 +514,27 @@ pub fn next_step(check: &ChapterCheck) -> String {
             ),
         };
     }
+    let suspects = check.suspects();
+    if suspects.len() > 1 {
+        let names: Vec<String> = suspects
+            .iter()
+            .map(|gap| {
+                format!(
+                    "{} (chapters/{}/{})",
+                    gap.gap.id,
+                    chapter.dir,
+                    gap.gap.file.display()
+                )
+            })
+            .collect();
+        return format!(
+            "next: several gaps may be the cause, and the failing scenarios do not single one \
+             out: {}. Start with the first, whose scenarios fail most; \
+             `cargo xtask check {:02} SCENARIO` reruns one scenario.",
+            names.join(", "),
+            chapter.number
+        );
+    }
     match check.next_gap() {
         Some(next) => format!(
             "next: gap {} in chapters/{}/{}; {}",
@@ -430,6 +559,168 @@ pub fn bar(done: usize, total: usize, width: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A chapter 08 check: gaps with their own scenarios (as the manifest
+    /// lists them) and states, and which scenarios failed.
+    fn made_up(gaps: &[(&str, &[&str], GapState)], failing: &[&str]) -> ChapterCheck {
+        let gaps: Vec<GapCheck> = gaps
+            .iter()
+            .map(|(id, scenarios, state)| GapCheck {
+                gap: Gap {
+                    id: id.to_string(),
+                    file: "src/skills.rs".into(),
+                    line: 1,
+                    instruction: String::new(),
+                    body: String::new(),
+                },
+                state: state.clone(),
+                scenarios: scenarios.iter().map(|s| s.to_string()).collect(),
+            })
+            .collect();
+        let mut names: Vec<&str> = gaps
+            .iter()
+            .flat_map(|gap| gap.scenarios.iter().map(String::as_str))
+            .collect();
+        names.sort();
+        names.dedup();
+        let results = names
+            .iter()
+            .map(|name| {
+                let result = match failing.contains(name) {
+                    true => Err("differs".to_string()),
+                    false => Ok(()),
+                };
+                (name.to_string(), result)
+            })
+            .collect();
+        ChapterCheck {
+            chapter: Chapter::find("08").unwrap(),
+            stretch: false,
+            target_label: "your crate".into(),
+            build_error: None,
+            missing_tools: None,
+            results,
+            gaps,
+        }
+    }
+
+    fn failing(names: &[&str]) -> GapState {
+        GapState::Failing(names.iter().map(|s| s.to_string()).collect())
+    }
+
+    fn ids(check: &ChapterCheck) -> Vec<&str> {
+        check
+            .suspects()
+            .iter()
+            .map(|gap| gap.gap.id.as_str())
+            .collect()
+    }
+
+    #[test]
+    fn blame_follows_the_scenario_that_fails_alone() {
+        // A wrong name check: check_invalid (validate-name's alone) fails,
+        // and so does the tour, which catalogue and activate share.
+        let check = made_up(
+            &[
+                (
+                    "ch08/catalogue",
+                    &["tour", "check_valid"],
+                    failing(&["tour"]),
+                ),
+                ("ch08/activate", &["tour", "escape"], failing(&["tour"])),
+                (
+                    "ch08/validate-name",
+                    &["check_invalid", "no_skills"],
+                    failing(&["check_invalid"]),
+                ),
+            ],
+            &["tour", "check_invalid"],
+        );
+        assert_eq!(ids(&check), ["ch08/validate-name"]);
+        assert_eq!(check.next_gap().unwrap().gap.id, "ch08/validate-name");
+        assert_eq!(check.first_failure().unwrap().0, "check_invalid");
+        let summary = summary(&check);
+        assert!(summary.contains("[?] ch08/catalogue"), "{summary}");
+        assert!(summary.contains("[!] ch08/validate-name"), "{summary}");
+    }
+
+    #[test]
+    fn a_passing_scenario_rules_a_shared_gap_out() {
+        // Only shared scenarios fail; activate's escape passes, so the tour
+        // blames catalogue.
+        let check = made_up(
+            &[
+                ("ch08/catalogue", &["tour"], failing(&["tour"])),
+                ("ch08/activate", &["tour", "escape"], failing(&["tour"])),
+            ],
+            &["tour"],
+        );
+        assert_eq!(ids(&check), ["ch08/catalogue"]);
+        // Nothing rules either out: several gaps, and no single `next:`.
+        let check = made_up(
+            &[
+                ("ch08/catalogue", &["tour"], failing(&["tour"])),
+                (
+                    "ch08/activate",
+                    &["tour", "escape"],
+                    failing(&["tour", "escape"]),
+                ),
+            ],
+            &["tour", "escape"],
+        );
+        assert_eq!(ids(&check), ["ch08/activate"]);
+        let check = made_up(
+            &[
+                ("ch08/catalogue", &["tour", "x"], failing(&["tour"])),
+                ("ch08/activate", &["tour", "y"], failing(&["tour"])),
+            ],
+            &["tour"],
+        );
+        assert_eq!(ids(&check), ["ch08/catalogue", "ch08/activate"]);
+        assert!(check.next_gap().is_none());
+        // Ruled out all round: all three, the largest failing share first.
+        let check = made_up(
+            &[
+                (
+                    "ch11/complete",
+                    &["meta_errors", "a", "b"],
+                    failing(&["meta_errors"]),
+                ),
+                (
+                    "ch11/meta",
+                    &["meta_errors", "c"],
+                    failing(&["meta_errors"]),
+                ),
+                (
+                    "ch11/era",
+                    &["meta_errors", "d", "e", "f"],
+                    failing(&["meta_errors"]),
+                ),
+            ],
+            &["meta_errors"],
+        );
+        assert_eq!(ids(&check), ["ch11/meta", "ch11/complete", "ch11/era"]);
+        assert!(next_step(&check).starts_with("next: several gaps"));
+    }
+
+    #[test]
+    fn a_placeholder_explains_its_own_failures() {
+        // catalogue is written and right; activate is not written yet, so
+        // the tour they share is activate's to fix: no written gap is blamed.
+        let check = made_up(
+            &[
+                (
+                    "ch08/catalogue",
+                    &["tour", "check_valid"],
+                    failing(&["tour"]),
+                ),
+                ("ch08/activate", &["tour", "escape"], GapState::NotWritten),
+            ],
+            &["tour", "escape"],
+        );
+        assert!(ids(&check).is_empty());
+        assert_eq!(check.next_gap().unwrap().gap.id, "ch08/activate");
+    }
 
     #[test]
     fn bars_fill_in_proportion() {

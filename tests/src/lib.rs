@@ -19,6 +19,7 @@
 //! - [`learner`] sums a chapter up per gap for `cargo xtask check`;
 //! - [`book`] finds the section that explains a scenario or a gap;
 //! - [`budgets`] measures a chapter against the small-lessons budgets;
+//! - [`tools`] checks the programs outside Rust a chapter needs (`jq`);
 //! - [`course`] knows the layout; [`jsondiff`] and [`textdiff`] explain differences;
 //! - [`workshop`] reads the minutes in the book's speaker notes and writes the
 //!   workshop schedules.
@@ -40,6 +41,7 @@ pub mod starters;
 pub mod support;
 pub mod target;
 pub mod textdiff;
+pub mod tools;
 pub mod transcript;
 pub mod views;
 pub mod workshop;
@@ -60,6 +62,9 @@ fn check_built(chapter: &str, scenario: &str, stretch: bool) {
     let chapter = course::Chapter::find(chapter).unwrap_or_else(|err| panic!("{err}"));
     let transcript = transcript::Transcript::load(&chapter.transcript_path(scenario))
         .unwrap_or_else(|err| panic!("{err}"));
+    if !tools::ready_for(&chapter) {
+        return; // Skipped on a learner's machine, with what to install.
+    }
     let target = target::Target::from_env(&chapter, stretch).unwrap_or_else(|err| panic!("{err}"));
     if let Err(report) = runner::check(&transcript, &target) {
         panic!("\n{report}");

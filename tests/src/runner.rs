@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use crate::course::Chapter;
 use crate::target::Target;
-use crate::transcript::{Direction, Frame, Transcript};
+use crate::transcript::{Direction, Frame, Runner, Transcript};
 use crate::{book, gaps, jsondiff};
 
 /// What one run of a binary produced.
@@ -276,17 +276,17 @@ pub fn check_waiting(
     target: &Target,
     timeout: Duration,
 ) -> Result<(), String> {
-    if transcript.runner == "http" {
-        return crate::http_runner::check(transcript, target);
-    }
-    if transcript.runner != "server" {
+    match transcript.runner {
+        Runner::Http => return crate::http_runner::check(transcript, target),
         // Hosts (`client`, `agent`) are driven the other way round.
-        return crate::client_runner::check(transcript, target);
+        Runner::Client | Runner::Agent => return crate::client_runner::check(transcript, target),
+        Runner::Server => {}
     }
     let Lockstep { run, stalled } = run_lockstep(transcript, &target.path, timeout)
         .map_err(|err| report(transcript, target, None, &err))?;
     let expected = expected_lines(transcript);
     let actual = split_lines(&run.stdout);
+    let also = exit_also(&run, transcript.exit);
     let fail = |problem: String, why: Option<&str>| {
         Err(report_why(transcript, target, Some(&run), &problem, why))
     };
@@ -314,7 +314,7 @@ pub fn check_waiting(
         };
         if let Some(difference) = compare_line(want.bytes, got, target.exact()) {
             let problem = format!(
-                "{position} (transcript line {}) differs.\n{}  actual:   {}\n  {difference}",
+                "{position} (transcript line {}) differs.\n{}  actual:   {}\n  {difference}{also}",
                 want.frame.line,
                 describe_expected(want),
                 shorten(got)
@@ -340,7 +340,7 @@ pub fn check_waiting(
     if let Some(extra) = actual.get(expected.len()) {
         let problem = format!(
             "the server wrote {} frames, {} more than expected. The first extra one:\n  {}\n  \
-             (Notifications get no reply, and stdout carries protocol frames only: log to stderr.)",
+             (Notifications get no reply, and stdout carries protocol frames only: log to stderr.){also}",
             actual.len(),
             actual.len() - expected.len(),
             shorten(extra)
@@ -357,6 +357,19 @@ pub fn check_waiting(
         return fail(problem, None);
     }
     Ok(())
+}
+
+/// After a difference in the output, the exit status too when it is not
+/// the one expected: a report names both, the output first (it is what
+/// went wrong; the status often only follows from it).
+pub fn exit_also(run: &Run, expected: i32) -> String {
+    match run.status {
+        Some(code) if code == expected => String::new(),
+        Some(code) => format!("\nThe program also ended with exit status {code}, not {expected}."),
+        None => format!(
+            "\nThe program also ended by a signal (a crash, or the hang guard), not exit status {expected}."
+        ),
+    }
 }
 
 fn describe_expected(want: &Expected<'_>) -> String {
@@ -405,8 +418,13 @@ fn first_byte_difference(expected: &[u8], actual: &[u8]) -> String {
         .zip(actual)
         .position(|(a, b)| a != b)
         .unwrap_or(expected.len().min(actual.len()));
+    let window = crate::textdiff::first_difference(
+        &String::from_utf8_lossy(expected),
+        &String::from_utf8_lossy(actual),
+    )
+    .unwrap_or_default();
     format!(
-        "first difference at byte {at} (expected {} bytes, got {}); the reference solution must match the transcript byte for byte (if the change is intended: `just bless` rewrites server transcripts; client ones are edited by hand).",
+        "first difference at byte {at} (expected {} bytes, got {}); the reference solution must match the transcript byte for byte (if the change is intended: `cargo xtask bless NN` rewrites the transcript from it).\n  {window}",
         expected.len(),
         actual.len()
     )
@@ -552,10 +570,31 @@ pub fn bless(transcript: &Transcript, text: &str, bin: &Path) -> Result<String, 
         replies.push(run.stdout[seen..].to_vec());
         seen = run.stdout.len();
     }
+    // The server lines written after each client frame (0: before any),
+    // so replies that did not change keep their lines as written.
+    let lines: Vec<&str> = text.lines().collect();
+    let mut old: Vec<Vec<&Frame>> = vec![Vec::new()];
+    for frame in &transcript.frames {
+        match frame.direction {
+            Direction::ClientToServer => old.push(Vec::new()),
+            Direction::ServerToClient => old.last_mut().expect("never empty").push(frame),
+            _ => {}
+        }
+    }
+    let render = |step: usize| -> String {
+        let was: Vec<u8> = old[step].iter().flat_map(|f| f.bytes.clone()).collect();
+        if was == replies[step] {
+            return old[step]
+                .iter()
+                .map(|frame| format!("{}\n", lines[frame.line - 1]))
+                .collect();
+        }
+        render_server_frames(&replies[step])
+    };
     let mut out = String::new();
-    let mut pending = Some(&replies[0]); // output that needs no input goes before the first client frame
+    let mut pending = true; // output that needs no input goes before the first client frame
     let mut next_client = 0;
-    for (index, line) in text.lines().enumerate() {
+    for (index, line) in lines.iter().enumerate() {
         let frame = transcript
             .frames
             .iter()
@@ -563,13 +602,13 @@ pub fn bless(transcript: &Transcript, text: &str, bin: &Path) -> Result<String, 
         match frame.map(|frame| frame.direction) {
             Some(Direction::ServerToClient) => continue,
             Some(Direction::ClientToServer) => {
-                if let Some(before) = pending.take() {
-                    out += &render_server_frames(before);
+                if std::mem::take(&mut pending) {
+                    out += &render(0);
                 }
                 out += line;
                 out.push('\n');
                 next_client += 1;
-                out += &render_server_frames(&replies[next_client]);
+                out += &render(next_client);
             }
             _ => {
                 out += line;
@@ -577,8 +616,8 @@ pub fn bless(transcript: &Transcript, text: &str, bin: &Path) -> Result<String, 
             }
         }
     }
-    if let Some(before) = pending {
-        out += &render_server_frames(before);
+    if pending {
+        out += &render(0);
     }
     Ok(out)
 }
@@ -591,16 +630,23 @@ fn render_server_frames(bytes: &[u8]) -> String {
 }
 
 fn render_server_line(line: &[u8]) -> String {
-    match std::str::from_utf8(line) {
-        Ok("\n") => "<-\n".to_string(),
+    render_line("<-", line) + "\n"
+}
+
+/// One transcript line (without its `\n`) for `bytes` going `arrow`'s way:
+/// the text after one space, a bare arrow for an empty line, or the exact
+/// `!` form for bytes a plain line cannot hold.
+pub fn render_line(arrow: &str, bytes: &[u8]) -> String {
+    match std::str::from_utf8(bytes) {
+        Ok("\n") => arrow.to_string(),
         Ok(text)
             if text.ends_with('\n')
                 && !text[..text.len() - 1].contains(['\r', '\n'])
                 && text.len() < 4096 =>
         {
-            format!("<- {text}")
+            format!("{arrow} {}", &text[..text.len() - 1])
         }
-        _ => format!("<-! {}\n", exact_tokens(line)),
+        _ => format!("{arrow}! {}", exact_tokens(bytes)),
     }
 }
 

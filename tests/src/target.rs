@@ -162,6 +162,54 @@ fn build_with(package: &str, bin: &str, stretch: bool) -> Result<PathBuf, String
     result
 }
 
+/// Builds the binaries of several packages (each named as its package) in
+/// one cargo invocation, and remembers them as [`build`] would: cargo then
+/// compiles the crates side by side and links one while it compiles the
+/// next, instead of starting once per crate. A test that needs many crates
+/// calls it first; where the joint build fails (one crate has an error),
+/// nothing is remembered and each [`build`] reports its own crate's errors.
+pub fn build_all(packages: &[String]) -> Result<(), String> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
+    let mut command = Command::new(cargo);
+    command.args(["build", "--quiet", "--bins"]);
+    for package in packages {
+        command.args(["--package", package]);
+    }
+    let output = command
+        .arg("--message-format=json-render-diagnostics")
+        .current_dir(course::root())
+        .stderr(Stdio::piped())
+        .output()
+        .map_err(|err| format!("cannot run cargo: {err}"))?;
+    if !output.status.success() {
+        return Err(format!(
+            "`cargo build` of {} packages failed",
+            packages.len()
+        ));
+    }
+    let mut built = BUILT
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    let built = built.get_or_insert_with(HashMap::new);
+    for message in String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .filter(|message| message["reason"] == "compiler-artifact")
+    {
+        let (Some(name), Some(executable)) = (
+            message["target"]["name"].as_str(),
+            message["executable"].as_str(),
+        ) else {
+            continue;
+        };
+        if packages.iter().any(|package| package == name) {
+            let path = own_copy(Path::new(executable), false)?;
+            built.insert(format!("{name} {name}"), Ok(path));
+        }
+    }
+    Ok(())
+}
+
 /// When set, builds show cargo's progress on stderr (for interactive
 /// commands like `cargo xtask run`, where a first build takes a while);
 /// otherwise cargo is quiet and its errors go into the report.

@@ -46,6 +46,81 @@ pub fn unified(old_name: &str, new_name: &str, old: &str, new: &str) -> Option<S
     Some(out)
 }
 
+/// How many characters a difference window shows before and after the
+/// first character that differs.
+const WINDOW: usize = 30;
+
+/// Where two strings first differ, as two aligned lines that show a window
+/// around that character on both sides, with invisible characters made
+/// visible (see [`visible`]): a missing trailing newline or space can never
+/// read as two equal strings. `None` when they are equal.
+pub fn first_difference(expected: &str, actual: &str) -> Option<String> {
+    if expected == actual {
+        return None;
+    }
+    let want: Vec<char> = expected.chars().collect();
+    let got: Vec<char> = actual.chars().collect();
+    let at = want
+        .iter()
+        .zip(&got)
+        .position(|(a, b)| a != b)
+        .unwrap_or(want.len().min(got.len()));
+    let window = |chars: &[char]| {
+        let start = at.saturating_sub(WINDOW);
+        let end = (at + WINDOW).min(chars.len());
+        let mut text = String::new();
+        if start > 0 {
+            text.push('…');
+        }
+        text += &visible(&chars[start..end.max(start)].iter().collect::<String>());
+        if at >= chars.len() {
+            text += "(ends here)";
+        } else if end < chars.len() {
+            text.push('…');
+        }
+        text
+    };
+    Some(format!(
+        "first difference at character {} (expected {} characters, got {}):\n    expected: {}\n    actual:   {}",
+        at + 1,
+        want.len(),
+        got.len(),
+        window(&want),
+        window(&got)
+    ))
+}
+
+/// `text` with what a terminal would not show made visible: `⏎` for a
+/// newline, `\t` for a tab, `\r` for a carriage return, `·` for each space
+/// at the end (of the text or of a line), `\u{..}` for other control
+/// characters.
+pub fn visible(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::new();
+    for (index, c) in chars.iter().enumerate() {
+        let trailing = || {
+            chars[index..]
+                .iter()
+                .take_while(|c| **c == ' ')
+                .count()
+                .eq(&(chars.len() - index))
+                || chars[index..]
+                    .iter()
+                    .find(|c| **c != ' ')
+                    .is_some_and(|c| matches!(c, '\n' | '\r'))
+        };
+        match c {
+            '\n' => out.push('⏎'),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            ' ' if trailing() => out.push('·'),
+            c if c.is_control() => out.push_str(&format!("\\u{{{:x}}}", *c as u32)),
+            c => out.push(*c),
+        }
+    }
+    out
+}
+
 enum Op<'a> {
     Same(&'a str),
     Removed(&'a str),
@@ -93,7 +168,61 @@ fn edit_script<'a>(a: &[&'a str], b: &[&'a str]) -> Vec<Op<'a>> {
 
 #[cfg(test)]
 mod tests {
-    use super::unified;
+    use super::{first_difference, unified, visible};
+
+    #[test]
+    fn invisible_characters_are_shown() {
+        assert_eq!(visible("a\tb\r\n"), "a\\tb\\r⏎");
+        assert_eq!(visible("two  words  "), "two  words··");
+        assert_eq!(visible("end \nnext"), "end·⏎next");
+        assert_eq!(visible("bell\u{7}"), "bell\\u{7}");
+    }
+
+    #[test]
+    fn a_trailing_newline_is_a_visible_difference() {
+        let long = "x".repeat(100);
+        let text = first_difference(&format!("{long}\n"), &long).unwrap();
+        assert!(
+            text.starts_with(
+                "first difference at character 101 (expected 101 characters, got 100)"
+            )
+        );
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[1], format!("    expected: …{}⏎", "x".repeat(30)));
+        assert_eq!(
+            lines[2],
+            format!("    actual:   …{}(ends here)", "x".repeat(30))
+        );
+        assert_eq!(first_difference("same", "same"), None);
+    }
+
+    #[test]
+    fn the_window_is_around_the_first_difference() {
+        let before = "a".repeat(50);
+        let after = "z".repeat(50);
+        let text = first_difference(
+            &format!("{before}the cat{after}"),
+            &format!("{before}the dog {after}"),
+        )
+        .unwrap();
+        assert!(text.contains("at character 55"), "{text}");
+        assert!(
+            text.contains(&format!(
+                "expected: …{}the cat{}…",
+                "a".repeat(26),
+                "z".repeat(27)
+            )),
+            "{text}"
+        );
+        assert!(
+            text.contains(&format!(
+                "actual:   …{}the dog {}…",
+                "a".repeat(26),
+                "z".repeat(26)
+            )),
+            "{text}"
+        );
+    }
 
     #[test]
     fn shows_a_change_with_context() {

@@ -117,6 +117,57 @@ impl Direction {
     }
 }
 
+/// `# runner:`: what the binary under test is, and so who drives it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Runner {
+    /// The default: a stdio server, played by its client (`runner`).
+    Server,
+    /// A client (chapter 6): the transcript plays its servers (`client_runner`).
+    Client,
+    /// A host with a model (chapter 7 on): servers and model are played.
+    Agent,
+    /// A server listening on HTTP (chapter 12 on, `http_runner`).
+    Http,
+}
+
+impl Runner {
+    const ALL: [(&'static str, Runner); 4] = [
+        ("server", Runner::Server),
+        ("client", Runner::Client),
+        ("agent", Runner::Agent),
+        ("http", Runner::Http),
+    ];
+
+    /// The runner a `# runner:` line names; any other word is an error.
+    pub fn parse(value: &str) -> Result<Runner, String> {
+        Runner::ALL
+            .iter()
+            .find(|(name, _)| *name == value)
+            .map(|(_, runner)| *runner)
+            .ok_or_else(|| {
+                let names: Vec<&str> = Runner::ALL.iter().map(|(name, _)| *name).collect();
+                format!(
+                    "unknown runner {value:?}: write one of {}",
+                    names.join(", ")
+                )
+            })
+    }
+
+    /// The word a `# runner:` line writes.
+    pub fn name(self) -> &'static str {
+        Runner::ALL
+            .iter()
+            .find(|(_, runner)| *runner == self)
+            .map(|(name, _)| *name)
+            .unwrap_or("server")
+    }
+
+    /// A host (`client` or `agent`): the binary under test starts servers.
+    pub fn is_host(self) -> bool {
+        matches!(self, Runner::Client | Runner::Agent)
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct Frame {
     pub direction: Direction,
@@ -147,8 +198,8 @@ pub struct Transcript {
     pub pipelined: bool,
     pub args: Vec<String>,
     pub exit: i32,
-    /// Who the binary under test is: `server` (default) or another runner's name.
-    pub runner: String,
+    /// Who the binary under test is, and so which runner drives it.
+    pub runner: Runner,
     /// `# env: KEY=VALUE` lines: the environment of the program under test.
     pub env: Vec<(String, String)>,
     /// `# stderr: text` lines: text its stderr must contain.
@@ -207,7 +258,7 @@ impl Transcript {
             pipelined: false,
             args: Vec::new(),
             exit: 0,
-            runner: "server".to_string(),
+            runner: Runner::Server,
             env: Vec::new(),
             stderr: Vec::new(),
             together: Vec::new(),
@@ -267,7 +318,7 @@ impl Transcript {
                     .parse()
                     .map_err(|_| format!("exit must be a number, not {value:?}"))?
             }
-            "runner" => self.runner = value.to_string(),
+            "runner" => self.runner = Runner::parse(value)?,
             "env" => {
                 let (name, value) = value
                     .split_once('=')
@@ -421,7 +472,7 @@ mod tests {
         let text = "# runner: client\n# env: A=b=c\n# stderr: timed out\n\
                     # recorded: notes=05 --notes-dir x\n| tools (1):\n|\n";
         let t = Transcript::parse(Path::new("t.wire"), text).unwrap();
-        assert_eq!(t.runner, "client");
+        assert_eq!(t.runner, Runner::Client);
         let recorded = Recorded {
             channel: "notes".into(),
             chapter: "05".into(),

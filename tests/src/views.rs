@@ -23,7 +23,7 @@ use serde_json::Value;
 
 use crate::course::{self, Chapter};
 use crate::diagrams;
-use crate::transcript::{Direction, Frame, Transcript};
+use crate::transcript::{Direction, Frame, Runner, Transcript};
 
 /// The longest code line a chapter page shows outside a folded block.
 pub const MAX_LINE: usize = 100;
@@ -159,8 +159,8 @@ fn repeat_key(value: &Value) -> String {
 /// its client; from chapter 6 the program under test is itself the client
 /// (`runner: client`) or a host with a model (`runner: agent`).
 fn own_lane(transcript: &Transcript) -> &'static str {
-    match transcript.runner.as_str() {
-        "agent" => "host",
+    match transcript.runner {
+        Runner::Agent => "host",
         _ => "client",
     }
 }
@@ -295,7 +295,7 @@ pub fn steps(transcript: &Transcript, raw: &str) -> Vec<Step> {
                     last.frames.push(index);
                     let lines = last.frames.len();
                     let first = written(raw, &transcript.frames[last.frames[0]]);
-                    if transcript.runner == "http" && !first.is_empty() {
+                    if transcript.runner == Runner::Http && !first.is_empty() {
                         // A request line or a status line, then its headers:
                         // what HTTP says is the first line.
                         let headers = lines - 1;
@@ -333,7 +333,7 @@ pub fn steps(transcript: &Transcript, raw: &str) -> Vec<Step> {
                 };
                 step.short = if text.is_empty() {
                     "an empty line".to_string()
-                } else if transcript.runner == "http" {
+                } else if transcript.runner == Runner::Http {
                     // `202 Accepted`, alone: a status line needs no quotes.
                     step.label = format!("`{text}`, a line of HTTP");
                     clip(&text, 30)
@@ -903,15 +903,15 @@ fn caption(chapter: &Chapter, transcript: &Transcript, raw: &str) -> String {
         let plural = if revision.contains(" and ") { "s" } else { "" };
         facts.push(format!("MCP revision{plural} {revision}"));
     }
-    let program = match transcript.runner.as_str() {
-        "server" => chapter.solution_package().replace("-solution", ""),
+    let program = match transcript.runner {
+        Runner::Server => chapter.solution_package().replace("-solution", ""),
         _ => chapter.starter_package(),
     };
-    let runner = match transcript.runner.as_str() {
-        "server" => "the server under test, played by its client",
-        "client" => "the client under test, with replayed servers",
-        "agent" => "the host under test, with replayed servers and a scripted model",
-        other => other,
+    let runner = match transcript.runner {
+        Runner::Server => "the server under test, played by its client",
+        Runner::Client => "the client under test, with replayed servers",
+        Runner::Agent => "the host under test, with replayed servers and a scripted model",
+        Runner::Http => "http",
     };
     facts.push(runner.to_string());
     if !transcript.args.is_empty() {

@@ -14,7 +14,7 @@ use assert_cmd::Command;
 use predicates::prelude::*;
 use wire_tests::course::Chapter;
 use wire_tests::target;
-use wire_tests::transcript::Transcript;
+use wire_tests::transcript::{Runner, Transcript};
 
 /// A stuck binary fails its test instead of hanging the suite.
 const LIMIT: Duration = Duration::from_secs(30);
@@ -34,7 +34,7 @@ fn servers() -> Vec<Chapter> {
         .into_iter()
         .filter(|chapter| {
             Transcript::load(&chapter.transcript_path("tour"))
-                .is_ok_and(|tour| tour.runner == "server")
+                .is_ok_and(|tour| tour.runner == Runner::Server)
         })
         .collect()
 }

@@ -7,7 +7,7 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use wire_tests::course::{self, Chapter};
-use wire_tests::target::{Kind, Target};
+use wire_tests::target::{self, Kind, Target};
 use wire_tests::transcript::Transcript;
 use wire_tests::{book, gaps, learner, runner, starters};
 
@@ -35,65 +35,140 @@ fn starters_are_generated_from_the_solutions() {
 fn every_starter_fails_exactly_the_scenarios_of_its_gaps() {
     let manifest = course::starter_failures().unwrap();
     let edited = starters::edited_chapters().unwrap();
-    let mut problems = Vec::new();
-    for chapter in Chapter::all() {
-        let gap_ids: BTreeSet<String> = gaps::gaps(&chapter)
-            .unwrap()
-            .into_iter()
-            .map(|gap| gap.id)
-            .collect();
-        if gap_ids.is_empty() {
-            problems.push(format!(
-                "{} has no gaps: a starter must leave something to write",
-                chapter.id()
-            ));
-        }
-        let listed: BTreeSet<String> = manifest
+    // Every starter in one cargo build (a failed one is built, and its
+    // errors shown, on its own below), then the chapters and their
+    // scenarios side by side: most of a starter's failures are waits (a
+    // reply that never comes), which need no CPU, so they overlap.
+    let chapters = Chapter::all();
+    let packages: Vec<String> = chapters
+        .iter()
+        .filter(|chapter| !edited.contains(chapter))
+        .map(Chapter::starter_package)
+        .collect();
+    let _ = target::build_all(&packages);
+    let problems: Vec<String> = std::thread::scope(|scope| {
+        let threads: Vec<_> = chapters
             .iter()
-            .filter(|(id, _, _)| *id == chapter.id())
-            .map(|(_, scenario, gap)| {
-                if !gap_ids.contains(gap) {
-                    problems.push(format!(
-                        "starter-failures.txt names {gap}, which is not a gap of {}",
-                        chapter.dir
-                    ));
-                }
-                scenario.clone()
-            })
+            .map(|chapter| scope.spawn(|| starter_problems(chapter, &manifest, &edited)))
             .collect();
-        if edited.contains(&chapter) {
-            continue; // The learner's work; `starters_are_generated…` says so.
-        }
-        let target = Target::starter(&chapter).unwrap();
-        let failing: BTreeSet<String> = chapter
-            .scenarios()
+        threads
             .into_iter()
-            .filter(|scenario| {
-                let transcript = Transcript::load(&chapter.transcript_path(scenario)).unwrap();
-                runner::check(&transcript, &target).is_err()
-            })
-            .collect();
-        for scenario in failing.difference(&listed) {
-            problems.push(format!(
-                "the {} starter fails {scenario}, which starter-failures.txt does not list",
-                chapter.id()
-            ));
+            .flat_map(|thread| thread.join().expect("a chapter's check panicked"))
+            .collect()
+    });
+    assert!(problems.is_empty(), "\n{}", problems.join("\n"));
+}
+
+/// How many starter scenarios run at the same time.
+const RUNNING: usize = 8;
+
+/// One of [`RUNNING`] places to run a scenario in, given back when dropped.
+struct Permit;
+
+static FREE: std::sync::Mutex<usize> = std::sync::Mutex::new(RUNNING);
+static FREED: std::sync::Condvar = std::sync::Condvar::new();
+
+impl Permit {
+    fn take() -> Permit {
+        let mut free = FREE.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        while *free == 0 {
+            free = FREED
+                .wait(free)
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
         }
-        for scenario in listed.difference(&failing) {
-            problems.push(format!(
-                "the {} starter passes {scenario}, which starter-failures.txt says it must fail",
-                chapter.id()
-            ));
-        }
-        for gap in &gap_ids {
-            if !manifest.iter().any(|(_, _, listed)| listed == gap) {
+        *free -= 1;
+        Permit
+    }
+}
+
+impl Drop for Permit {
+    fn drop(&mut self) {
+        *FREE.lock().unwrap_or_else(|poisoned| poisoned.into_inner()) += 1;
+        FREED.notify_one();
+    }
+}
+
+/// What is wrong with `chapter`'s starter and its lines in the manifest.
+fn starter_problems(
+    chapter: &Chapter,
+    manifest: &[(String, String, String)],
+    edited: &[Chapter],
+) -> Vec<String> {
+    let mut problems = Vec::new();
+    let chapter = chapter.clone();
+    let gap_ids: BTreeSet<String> = gaps::gaps(&chapter)
+        .unwrap()
+        .into_iter()
+        .map(|gap| gap.id)
+        .collect();
+    if gap_ids.is_empty() {
+        problems.push(format!(
+            "{} has no gaps: a starter must leave something to write",
+            chapter.id()
+        ));
+    }
+    let listed: BTreeSet<String> = manifest
+        .iter()
+        .filter(|(id, _, _)| *id == chapter.id())
+        .map(|(_, scenario, gap)| {
+            if !gap_ids.contains(gap) {
                 problems.push(format!(
-                    "no scenario checks gap {gap}: list the scenarios it breaks"
+                    "starter-failures.txt names {gap}, which is not a gap of {}",
+                    chapter.dir
                 ));
             }
+            scenario.clone()
+        })
+        .collect();
+    if edited.contains(&chapter) {
+        return problems; // The learner's work; `starters_are_generated…` says so.
+    }
+    if !wire_tests::tools::ready_for(&chapter) {
+        return problems; // Skipped, with what to install (never under CI).
+    }
+    let target = Target::starter(&chapter).unwrap();
+    // Each scenario on a thread of its own, at most RUNNING at a time in
+    // the whole test: a starter's failures are mostly waits.
+    let failing: BTreeSet<String> = std::thread::scope(|scope| {
+        let threads: Vec<_> = chapter
+            .scenarios()
+            .into_iter()
+            .map(|scenario| {
+                let (chapter, target) = (&chapter, &target);
+                scope.spawn(move || {
+                    let _permit = Permit::take();
+                    let transcript = Transcript::load(&chapter.transcript_path(&scenario)).unwrap();
+                    runner::check(&transcript, target)
+                        .is_err()
+                        .then_some(scenario)
+                })
+            })
+            .collect();
+        threads
+            .into_iter()
+            .filter_map(|thread| thread.join().expect("a scenario's check panicked"))
+            .collect()
+    });
+    for scenario in failing.difference(&listed) {
+        problems.push(format!(
+            "the {} starter fails {scenario}, which starter-failures.txt does not list",
+            chapter.id()
+        ));
+    }
+    for scenario in listed.difference(&failing) {
+        problems.push(format!(
+            "the {} starter passes {scenario}, which starter-failures.txt says it must fail",
+            chapter.id()
+        ));
+    }
+    for gap in &gap_ids {
+        if !manifest.iter().any(|(_, _, listed)| listed == gap) {
+            problems.push(format!(
+                "no scenario checks gap {gap}: list the scenarios it breaks"
+            ));
         }
     }
-    assert!(problems.is_empty(), "\n{}", problems.join("\n"));
+    problems
 }
 
 /// Each stretch exercise `chNN/NAME` has its transcript

@@ -9,7 +9,7 @@ use wire_tests::client_runner::replay_frames;
 use wire_tests::course::Chapter;
 use wire_tests::runner;
 use wire_tests::target::Target;
-use wire_tests::transcript::{Direction, Recorded, Transcript};
+use wire_tests::transcript::{Direction, Recorded, Runner, Transcript};
 
 /// Every client and agent transcript, loaded.
 fn host_transcripts() -> Vec<Transcript> {
@@ -18,7 +18,7 @@ fn host_transcripts() -> Vec<Transcript> {
         for scenario in chapter.scenarios() {
             let path = chapter.transcript_path(&scenario);
             let transcript = Transcript::load(&path).unwrap_or_else(|err| panic!("{err}"));
-            if matches!(transcript.runner.as_str(), "client" | "agent") {
+            if transcript.runner.is_host() {
                 transcripts.push(transcript);
             }
         }
@@ -30,7 +30,7 @@ fn host_transcripts() -> Vec<Transcript> {
 /// channel, for the server runner to play against the real server.
 fn as_server_transcript(transcript: &Transcript, recorded: &Recorded) -> Transcript {
     let mut server = transcript.clone();
-    server.runner = "server".to_string();
+    server.runner = Runner::Server;
     server.args = recorded.args.clone();
     server.env.clear();
     server.stderr.clear();

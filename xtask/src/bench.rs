@@ -39,7 +39,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use wire_tests::course::Chapter;
 use wire_tests::target;
-use wire_tests::transcript::{Direction, Transcript};
+use wire_tests::transcript::{Direction, Runner, Transcript};
 
 const USAGE: &str = "\
 Usage: cargo xtask bench [NN ...] [--runs N] [--json PATH]
@@ -55,7 +55,8 @@ shows each `tools/call add` row's pipelined throughput as a ratio to it.
   --json PATH  also write the numbers as JSON to PATH
 
 `cargo xtask bench --http` measures chapter 12's HTTP server instead
-(`cargo xtask bench --http --help`).
+(`cargo xtask bench --http --help`); `cargo xtask bench --clone` the
+learner's time, a fresh clone's `cargo test` cold and warm.
 ";
 
 /// Spawns for the cold-start median, unless `--runs` says otherwise.
@@ -386,7 +387,7 @@ fn is_server(chapter: &Chapter) -> bool {
 /// The method of the first request of a server chapter's tour.
 fn first_method(chapter: &Chapter) -> Option<String> {
     let tour = Transcript::load(&chapter.transcript_path("tour")).ok()?;
-    if tour.runner != "server" {
+    if tour.runner != Runner::Server {
         return None;
     }
     let first = tour.frames_in(Direction::ClientToServer).next()?;

@@ -21,6 +21,27 @@ fn usage(message: &str) -> ExitCode {
     ExitCode::from(2)
 }
 
+/// `check --help` and `watch --help`: the usage, on stdout, exit 0.
+const CHECK_USAGE: &str = "\
+usage: cargo xtask check NN [FILTER] [--stretch] [--solution | --bin PATH]
+       cargo xtask watch NN [FILTER] [--stretch] [--solution | --bin PATH]
+
+  NN          the chapter: 3, 03 or ch03
+  FILTER      only the scenarios whose name contains it (`check 08 tour`)
+  --stretch   the chapter's stretch exercises, built with --features stretch
+  --solution  the reference solution instead of your chapters/NN crate
+  --bin PATH  any binary (a student's build, say), compared as JSON values
+
+check prints each gap's state, then the first failure in full, then what to
+do next; it exits 0 when every scenario passes, 1 when one fails, 2 for a
+usage error. watch checks again on every save.
+";
+
+/// Whether the arguments ask for the usage.
+fn wants_help(args: &[String]) -> bool {
+    args.iter().any(|arg| arg == "--help" || arg == "-h")
+}
+
 /// What `check NN [FILTER] [--stretch] [--solution | --bin PATH]` asks for.
 struct Request {
     chapter: Chapter,
@@ -108,6 +129,10 @@ fn run_check(request: &Request) -> ChapterCheck {
 
 /// `check NN [FILTER] [--stretch] [--solution | --bin PATH]`.
 pub fn check(args: &[String]) -> ExitCode {
+    if wants_help(args) {
+        print!("{CHECK_USAGE}");
+        return ExitCode::SUCCESS;
+    }
     let request = match request(args) {
         Ok(request) => request,
         Err(message) => return usage(&message),
@@ -149,6 +174,11 @@ pub fn progress(args: &[String]) -> ExitCode {
         scenarios += check.chapter.scenarios().len();
         let state = if check.build_error.is_some() {
             "does not build".to_string()
+        } else if check.missing_tools.is_some() {
+            format!(
+                "not checked: a program is missing (`cargo xtask check {:02}` names it)",
+                check.chapter.number
+            )
         } else if check.done() {
             "done".to_string()
         } else {
@@ -189,6 +219,10 @@ pub fn progress(args: &[String]) -> ExitCode {
 /// burst of writes for one save into one event. A hand-rolled poller would
 /// either lag or spin.
 pub fn watch(args: &[String]) -> ExitCode {
+    if wants_help(args) {
+        print!("{CHECK_USAGE}");
+        return ExitCode::SUCCESS;
+    }
     let request = match request(args) {
         Ok(request) => request,
         Err(message) => return usage(&message),
@@ -215,8 +249,11 @@ pub fn watch(args: &[String]) -> ExitCode {
     loop {
         wire_tests::target::forget_builds(); // Build what was saved, not what was.
         let check = run_check(&request);
-        // Clear the screen and go home, then draw the summary afresh.
-        print!("\x1b[2J\x1b[H");
+        // Clear the screen and its scrollback and go home, then draw the
+        // summary afresh, under the time of this run: a report that did
+        // not change still shows that it is new.
+        print!("\x1b[2J\x1b[3J\x1b[H");
+        println!("checked at {} UTC\n", clock());
         print!("{}", learner::summary(&check));
         if let Some((name, report)) = check.first_failure() {
             println!("\nfirst failure, in full: {name}\n\n{report}");
@@ -244,6 +281,21 @@ pub fn watch(args: &[String]) -> ExitCode {
             }
         }
     }
+}
+
+/// The time of day now, `HH:MM:SS` in UTC (a time stamp for `watch`; the
+/// standard library has no time zones, and UTC needs none).
+fn clock() -> String {
+    let seconds = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |since| since.as_secs())
+        % 86_400;
+    format!(
+        "{:02}:{:02}:{:02}",
+        seconds / 3600,
+        seconds / 60 % 60,
+        seconds % 60
+    )
 }
 
 /// `reset NN`: the chapter's starter as generated, after a backup of every

@@ -2,6 +2,7 @@
 //! everything works with plain cargo too.
 
 mod bench;
+mod bench_clone;
 mod bench_http;
 mod book;
 mod bundle;
@@ -18,8 +19,11 @@ use std::time::Duration;
 use serde_json::Value;
 use wire_tests::course::{self, Chapter};
 use wire_tests::target::{self, Kind, Target};
-use wire_tests::transcript::{Direction, Transcript};
-use wire_tests::{diagrams, gaps, generated, runner, starters, support, textdiff, views};
+use wire_tests::transcript::{Direction, Runner, Transcript};
+use wire_tests::{
+    client_runner, diagrams, gaps, generated, http_runner, runner, starters, support, textdiff,
+    views,
+};
 
 const USAGE: &str = "\
 usage: cargo xtask <command>     (NN: a chapter, written 3, 03 or ch03)
@@ -33,7 +37,7 @@ usage: cargo xtask <command>     (NN: a chapter, written 3, 03 or ch03)
   progress                     every chapter's gaps and scenarios, and what to do next
   reset NN                     chapters/NN back to its starter (your files backed up first)
   run NN [--starter]           play chapter NN's tour and show every frame both ways
-                               (hosts, from chapter 6: run their demo with --trace)
+                               (hosts, from chapter 6: their demo, run with no arguments)
   trace NN [--starter | --bin PATH] [--stretch]
                                start chapter NN's server; type frames, see both ways
   diff NN                      your chapters/NN crate against the solution, gap by gap
@@ -44,9 +48,12 @@ usage: cargo xtask <command>     (NN: a chapter, written 3, 03 or ch03)
                                frame views, sequence diagrams, listings, exercises
                                and the workshop schedule
   book-check                   after `mdbook build book`: no marker shown, solutions folded
-  bless [NN]                   rewrite the server frames of transcripts from the solutions
+  bless [NN]                   rewrite what the programs write in the transcripts (server
+                               replies, a host's frames, HTTP responses) from the solutions
   bench [NN ...] [--runs N] [--json PATH]
                                measure start-up, round trip, throughput and memory
+  bench --clone                the learner's time: a fresh clone's `cargo test`, cold and
+                               warm, and CI's test step
   bundle DIR                   a copy of the course for a room without internet:
                                the repository, vendored crates, the built book
 ";
@@ -75,6 +82,7 @@ fn main() -> ExitCode {
         Some("book-check") => book::check(),
         Some("bless") => bless(rest),
         Some("bench") if rest.iter().any(|arg| arg == "--http") => bench_http::run(rest),
+        Some("bench") if rest.iter().any(|arg| arg == "--clone") => bench_clone::run(rest),
         Some("bench") => bench::run(rest),
         Some("bundle") => bundle::run(rest),
         _ => Err(USAGE.to_string()),
@@ -171,7 +179,7 @@ fn play(args: &[String]) -> Result<(), String> {
     let target = target_arg(args, &chapter)?;
     let transcript =
         Transcript::load(&chapter.transcript_path("tour")).map_err(|err| err.to_string())?;
-    if transcript.runner == "http" {
+    if transcript.runner == Runner::Http {
         // From chapter 12 on a server may listen on HTTP instead of stdin.
         println!(
             "chapter {} — {} — {}",
@@ -179,15 +187,14 @@ fn play(args: &[String]) -> Result<(), String> {
         );
         return wire_tests::http_runner::play(&transcript, &target);
     }
-    if transcript.runner != "server" {
+    if transcript.runner.is_host() {
         // From chapter 6 on the binary is a host: it starts its own servers,
-        // and with no action runs its own demo; --trace shows every frame.
-        println!(
-            "chapter {} — its demo, with --trace — {}\n",
-            chapter.dir, target.label
-        );
+        // and with no arguments at all runs its own demo. Any argument, even
+        // --trace, makes it a run of the learner's own (chapter 10's demo
+        // settings, hooks and note come only with none), so it gets none:
+        // what plays here is what `cargo run -p …` with nothing after it plays.
+        println!("chapter {} — its demo — {}\n", chapter.dir, target.label);
         let status = Command::new(&target.path)
-            .arg("--trace")
             .current_dir(course::root())
             .status()
             .map_err(|err| format!("cannot start {}: {err}", target.path.display()))?;
@@ -244,7 +251,7 @@ fn play(args: &[String]) -> Result<(), String> {
 fn trace(args: &[String]) -> Result<(), String> {
     let chapter = chapter_arg(args)?;
     let tour = Transcript::load(&chapter.transcript_path("tour")).map_err(|err| err.to_string())?;
-    if tour.runner == "http" {
+    if tour.runner == Runner::Http {
         return Err(format!(
             "chapter {} speaks HTTP, not stdin: start it (`cargo run -p {}`) and send \
              requests with curl; `cargo xtask run {:02}` shows the tour",
@@ -253,7 +260,7 @@ fn trace(args: &[String]) -> Result<(), String> {
             chapter.number
         ));
     }
-    if tour.runner != "server" {
+    if tour.runner.is_host() {
         return Err(format!(
             "chapter {} is a host: it writes the frames itself; `cargo xtask run {:02}` shows them",
             chapter.dir, chapter.number
@@ -463,7 +470,9 @@ fn report_stale(check: bool, stale: &[String], fix: &str) -> Result<(), String> 
     }
 }
 
-/// `bless [NN]`: regenerates server frames from the reference solutions.
+/// `bless [NN]`: rewrites what the program under test writes, in every
+/// transcript, from the reference solutions (every runner: server, host,
+/// HTTP).
 fn bless(args: &[String]) -> Result<(), String> {
     let chapters = match args.first() {
         Some(name) => vec![Chapter::find(name)?],
@@ -485,10 +494,25 @@ fn bless(args: &[String]) -> Result<(), String> {
                 let path = chapter.transcript_path(&scenario);
                 let text = fs::read_to_string(&path).map_err(|err| err.to_string())?;
                 let transcript = Transcript::parse(&path, &text).map_err(|err| err.to_string())?;
-                if transcript.runner != "server" {
-                    continue;
-                }
-                let blessed = runner::bless(&transcript, &text, &target.path)?;
+                // Each runner rewrites what the program under test writes:
+                // a server's replies, a host's frames to its servers, model
+                // and hooks and its stdout, an HTTP server's responses.
+                let blessed = match transcript.runner {
+                    Runner::Server => runner::bless(&transcript, &text, &target.path)?,
+                    Runner::Client | Runner::Agent => {
+                        // The recorded servers' replies first: the host's
+                        // frames follow from them.
+                        let served = client_runner::bless_recorded(&transcript, &text)?;
+                        if served != text {
+                            fs::write(&path, &served).map_err(|err| err.to_string())?;
+                        }
+                        let transcript =
+                            Transcript::parse(&path, &served).map_err(|err| err.to_string())?;
+                        let recording = client_runner::record(&transcript, &target)?;
+                        client_runner::bless_text(&transcript, &served, &recording)?
+                    }
+                    Runner::Http => http_runner::bless(&transcript, &text, &target)?,
+                };
                 if blessed != text {
                     fs::write(&path, blessed).map_err(|err| err.to_string())?;
                     println!("blessed {}/{scenario}", chapter.id());

@@ -84,3 +84,34 @@ fn the_starter_fails_and_leads_with_its_unwritten_gap() {
         ))
         .stdout(predicate::str::contains("stack backtrace").not());
 }
+
+#[test]
+fn check_and_watch_print_their_usage_when_asked() {
+    for command in ["check", "watch"] {
+        xtask()
+            .args([command, "08", "--help"])
+            .assert()
+            .code(0)
+            .stdout(predicate::str::contains("usage: cargo xtask check NN"))
+            .stdout(predicate::str::contains("--solution"));
+    }
+}
+
+#[test]
+fn a_missing_program_is_named_not_a_gap() {
+    // A PATH with nothing on it: no jq. The check stops before it builds
+    // anything, names jq and how to install it, and blames no gap.
+    let empty = std::env::temp_dir().join(format!("wire-no-jq-{}", std::process::id()));
+    std::fs::create_dir_all(&empty).unwrap();
+    xtask()
+        .args(["check", "10"])
+        .env("PATH", &empty)
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(
+            "jq is not installed: sudo apt-get install jq (Debian/Ubuntu)",
+        ))
+        .stdout(predicate::str::contains("your gaps are not to blame"))
+        .stdout(predicate::str::contains("next: gap").not());
+    std::fs::remove_dir_all(&empty).ok();
+}

@@ -149,11 +149,7 @@ fn resolve(args: Args) -> Result<Cli, String> {
         return Err("give a prompt: ch09-subagents --model NAME What is 2 + 3?".to_string());
     }
     let default_server = match args.measure_agents {
-        true => cli::chapter_server(
-            "notes",
-            "ch05-prompts-solution",
-            &["--notes-dir", NOTES],
-        ),
+        true => cli::chapter_server("notes", "ch05-prompts-solution", &["--notes-dir", NOTES]),
         false => cli::chapter_server("add", "ch03-add-tool-solution", &[]),
     };
     Ok(Cli {

@@ -17,10 +17,10 @@ pub mod cli;
 pub mod connection;
 /// Chapter 6: several servers and one merged catalogue.
 pub mod host;
-/// Chapter 7: the model, scripted or over HTTP.
-pub mod model;
 /// Chapter 9: the parallel join of subagents.
 pub mod join;
+/// Chapter 7: the model, scripted or over HTTP.
+pub mod model;
 /// Protective code of chapter 10's Bash tool and hooks, no chapter's lesson:
 /// commands with a deadline, a process group and bounded output.
 pub mod process;

@@ -11,6 +11,11 @@
 //! the verdict from a file: with `WIRE_REPLAY_REPORT=DIR`, it writes
 //! `DIR/CHANNEL.txt`, `ok` or the report. `WIRE_REPLAY_EXACT=1` compares
 //! frames byte for byte (for reference solutions); otherwise as JSON values.
+//!
+//! `WIRE_REPLAY_BLESS=1` (for `cargo xtask bless`) compares nothing: every
+//! client frame is answered as the transcript answers the one in its place,
+//! and what came is written to `DIR/CHANNEL.frames`, for the transcript to be
+//! rewritten from it.
 
 use std::io::{self, BufRead, Write};
 use std::path::PathBuf;
@@ -50,6 +55,9 @@ fn main() -> ExitCode {
 }
 
 fn replay(transcript: &Transcript, channel: Option<&str>) -> Result<(), String> {
+    if std::env::var("WIRE_REPLAY_BLESS").is_ok_and(|value| value == "1") {
+        return record(transcript, channel);
+    }
     let exact = std::env::var("WIRE_REPLAY_EXACT").is_ok_and(|value| value == "1");
     let frames = replay_frames(transcript, channel);
     let mut stdout = io::stdout().lock();
@@ -108,4 +116,43 @@ fn replay(transcript: &Transcript, channel: Option<&str>) -> Result<(), String> 
         }
         next += 1;
     }
+}
+
+/// Blessing: answers in the transcript's order whatever comes, and keeps
+/// every client frame, to be written to `DIR/CHANNEL.frames` at the end.
+fn record(transcript: &Transcript, channel: Option<&str>) -> Result<(), String> {
+    let frames = replay_frames(transcript, channel);
+    let mut stdout = io::stdout().lock();
+    let mut stdin = io::stdin().lock();
+    let mut got: Vec<u8> = Vec::new();
+    let mut next = 0;
+    loop {
+        while let Some(frame) = frames.get(next) {
+            if frame.direction != Direction::ServerToClient {
+                break;
+            }
+            stdout
+                .write_all(&frame.bytes)
+                .and_then(|()| stdout.flush())
+                .map_err(|err| format!("cannot write to the client: {err}"))?;
+            next += 1;
+        }
+        let mut line = Vec::new();
+        let read = stdin
+            .read_until(b'\n', &mut line)
+            .map_err(|err| format!("cannot read from the client: {err}"))?;
+        if read == 0 {
+            break;
+        }
+        got.extend(&line);
+        if next < frames.len() {
+            next += 1;
+        }
+    }
+    let label = channel.unwrap_or("-");
+    if let Some(dir) = std::env::var_os("WIRE_REPLAY_REPORT") {
+        std::fs::write(PathBuf::from(dir).join(format!("{label}.frames")), got)
+            .map_err(|err| format!("cannot write what came: {err}"))?;
+    }
+    Ok(())
 }

@@ -1,0 +1,106 @@
+//! Every chapter's demo, run as the README says: `cargo xtask run NN` (a
+//! real nested `cargo xtask`, so the alias, xtask's own argument handling
+//! and the chapter's build are all on the path), and checked for the facts
+//! the demo exists to show. A demo that stops showing its lesson (chapter
+//! 10 with no hook, say) fails here, not in front of a room.
+
+use std::process::Command;
+
+use wire_tests::course::{self, Chapter};
+
+/// What each chapter's demo must show, in its own closing lines: text that
+/// stdout or stderr must contain. One row per chapter; a new chapter adds
+/// its row (the last test says which are missing). Facts are lines the
+/// program or the tooling prints itself, never a scripted model's words:
+/// a scripted answer can claim anything.
+const DEMOS: &[(&str, &[&str])] = &[
+    ("01", &[SERVER_EXITED]),
+    ("02", &[SERVER_EXITED]),
+    ("03", &[SERVER_EXITED, r#""text": "{\"sum\":5}""#]),
+    ("04", &[SERVER_EXITED]),
+    ("05", &[SERVER_EXITED]),
+    // The client lists the tools of the chapter 3 server it started.
+    ("06", &["server add: ch03-add-tool", "tools (1):"]),
+    // The agent loop ends its run with the model's answer, after tool calls.
+    (
+        "07",
+        &["stop_reason tool_use", "stop_reason end_turn", "answer: "],
+    ),
+    ("08", &["stop_reason end_turn", "answer: "]),
+    ("09", &["stop_reason end_turn", "answer: "]),
+    // The hooks chapter: the harness's own log line shows the hook's block,
+    // the call did not run, and the harness (not the model) reports that
+    // the working folder survived.
+    (
+        "10",
+        &[
+            "exit 2: Blocked: rm commands are not allowed",
+            "a PreToolUse hook blocked this call",
+            "working folder: still there, notes.md intact",
+        ],
+    ),
+    ("11", &[SERVER_EXITED]),
+    (
+        "12",
+        &[
+            "the server listens on http://127.0.0.1:",
+            "← HTTP/1.1 200 OK",
+            "requests sent; the server was stopped.",
+        ],
+    ),
+];
+
+/// The last line of every stdio server's tour.
+const SERVER_EXITED: &str = "stdin closed; the server exited with exit status: 0.";
+
+/// `cargo xtask run NN`, in the workspace root, as a learner types it.
+fn run_demo(number: &str) -> (bool, String) {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
+    let output = Command::new(cargo)
+        .args(["xtask", "run", number])
+        .current_dir(course::root())
+        // A learner's shell has none of the test harness's settings.
+        .env_remove("MCP_BIN")
+        .env_remove("MCP_TARGET")
+        .output()
+        .expect("cargo runs");
+    let text = format!(
+        "{}\n{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    (output.status.success(), text)
+}
+
+#[test]
+fn every_demo_shows_what_it_is_for() {
+    let mut problems = Vec::new();
+    for (number, facts) in DEMOS {
+        let (success, text) = run_demo(number);
+        let missing: Vec<&&str> = facts.iter().filter(|fact| !text.contains(**fact)).collect();
+        if !success || !missing.is_empty() {
+            let tail: Vec<&str> = text.lines().rev().take(15).collect();
+            let tail: Vec<&str> = tail.into_iter().rev().collect();
+            problems.push(format!(
+                "`cargo xtask run {number}` {}; missing: {missing:?}\n  last lines:\n    {}",
+                if success { "succeeded" } else { "failed" },
+                tail.join("\n    ")
+            ));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n\n"));
+}
+
+#[test]
+fn every_chapter_has_a_row() {
+    let missing: Vec<String> = Chapter::all()
+        .into_iter()
+        .map(|chapter| format!("{:02}", chapter.number))
+        .filter(|number| !DEMOS.iter().any(|(row, _)| row == number))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "add a row to DEMOS in xtask/tests/demos.rs for chapter(s) {missing:?}: \
+         the facts its `cargo xtask run NN` must show"
+    );
+}
