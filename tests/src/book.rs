@@ -115,7 +115,7 @@ pub fn first_page(chapter: &Chapter) -> String {
     main
 }
 
-/// `01-echo.md#one-line-in-one-line-out`: the section that teaches the code
+/// `01-echo-tour.md#one-line-in-one-line-out`: the section that teaches the code
 /// of `gap`. That is the section which includes the listing (the solution's
 /// `ANCHOR` region) holding the gap, on the chapter's page or one of its
 /// sub-pages; failing that, the first section that names the gap; failing
