@@ -51,7 +51,10 @@ pub fn check() -> Result<(), String> {
 const LONG_PAGES: &[(&str, usize)] = &[
     // Chapters 1-6: to be split one idea per sub-page (issue 21).
     ("02-handshake.html", 33746),
-    ("03-add-tool.html", 21416),
+    ("03-add-tool-arguments.html", 4143),
+    ("03-add-tool-calling.html", 4006),
+    ("03-add-tool-early.html", 4124),
+    ("03-add-tool.html", 6575),
     ("04-resources-confinement.html", 4154),
     ("04-resources-listing.html", 12050),
     ("04-resources-search.html", 5366),
@@ -66,11 +69,12 @@ const LONG_PAGES: &[(&str, usize)] = &[
     ("10-hooks.html", 52431),
     ("11-stateless.html", 48344),
     ("12-http.html", 28872),
-    // Front and back matter: prose a little over, to cut or split later.
+    // Front and back matter: prose a little over, to cut or split later
+    // (the workshop page grows by a line of its schedule per new page).
     ("appendix-real-clients.html", 4102),
     ("appendix-transcripts.html", 5946),
     ("how-to-use.html", 4455),
-    ("workshop.html", 5070),
+    ("workshop.html", 5087),
 ];
 
 /// A page over budget that is not listed, a listed one that grew, or one
