@@ -50,7 +50,7 @@ pub fn check() -> Result<(), String> {
 /// and one that fits must leave the list.
 const LONG_PAGES: &[(&str, usize)] = &[
     // Chapters 1-6: to be split one idea per sub-page (issue 21).
-    ("02-handshake.html", 33746),
+    ("02-handshake.html", 5368),
     ("03-add-tool-arguments.html", 4143),
     ("03-add-tool-calling.html", 4006),
     ("03-add-tool-early.html", 4124),
@@ -70,11 +70,12 @@ const LONG_PAGES: &[(&str, usize)] = &[
     ("11-stateless.html", 48344),
     ("12-http.html", 28872),
     // Front and back matter: prose a little over, to cut or split later
-    // (the workshop page grows by a line of its schedule per new page).
-    ("appendix-real-clients.html", 4102),
+    // (the workshop page grows by a line of its schedule per new page,
+    // appendix A by a longer link in the chapter 2 view it shows).
+    ("appendix-real-clients.html", 4254),
     ("appendix-transcripts.html", 5946),
     ("how-to-use.html", 4455),
-    ("workshop.html", 5087),
+    ("workshop.html", 5092),
 ];
 
 /// A page over budget that is not listed, a listed one that grew, or one
