@@ -66,7 +66,7 @@ const LONG_PAGES: &[(&str, usize)] = &[
     ("05-prompts-get.html", 4524),
     ("05-prompts-listing.html", 4002),
     ("05-prompts.html", 6376),
-    ("06-client.html", 26085),
+    ("06-client.html", 6331),
     // Chapters 7-12: the small-lessons re-cut splits them.
     ("07-agent-loop.html", 33889),
     ("08-skills.html", 33863),
