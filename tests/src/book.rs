@@ -115,7 +115,7 @@ pub fn first_page(chapter: &Chapter) -> String {
     main
 }
 
-/// `01-echo.md#one-line-in-one-line-out`: the section that teaches the code
+/// `01-echo-tour.md#one-line-in-one-line-out`: the section that teaches the code
 /// of `gap`. That is the section which includes the listing (the solution's
 /// `ANCHOR` region) holding the gap, on the chapter's page or one of its
 /// sub-pages; failing that, the first section that names the gap; failing
@@ -257,6 +257,104 @@ pub fn uncopyable(html: &str) -> Vec<String> {
     problems
 }
 
+/// How long a built page reads with every `<details>` folded: what the
+/// reader scrolls past at 1280 px before the next page.
+///
+/// Counted in `<main>` outside `<details>` (a folded block shows only its
+/// `<summary>`): lines of code in `<pre>`, words of everything else, code
+/// blocks and folded summaries (each costs its margins and its one line).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct PageLength {
+    pub code_lines: usize,
+    pub words: usize,
+    pub code_blocks: usize,
+    pub folded: usize,
+}
+
+/// Five 1280×800 screens: the most a page may scroll outside its folded
+/// blocks (issue 21, "one idea per page").
+pub const PAGE_BUDGET_PX: usize = 4_000;
+
+impl PageLength {
+    /// The page's height in CSS pixels at 1280 px, estimated. Calibrated
+    /// against headless Chromium (`document.documentElement.scrollHeight`
+    /// at `--window-size=1280,800`) over the 26 pages of December 2026's
+    /// book by least squares, then rounded: a code line 18 px, a word of
+    /// prose 2.8 px (about 10 words to a 28 px line), 60 px around each
+    /// code block, 70 px for each folded summary. The chapter pages come
+    /// out within 11% of Chromium's height; prose-only pages (the how-to,
+    /// appendix C) are over-estimated by up to 24%, the safe side.
+    pub fn estimated_px(&self) -> usize {
+        (18 * self.code_lines * 10 + 28 * self.words + 600 * self.code_blocks + 700 * self.folded)
+            / 10
+    }
+}
+
+/// The length of a page mdBook built (see [`PageLength`]).
+pub fn page_length(html: &str) -> PageLength {
+    let main = html
+        .split_once("<main>")
+        .and_then(|(_, rest)| rest.split_once("</main>"))
+        .map_or(html, |(main, _)| main);
+    let mut length = PageLength::default();
+    let mut visible = String::new();
+    let mut depth = 0usize;
+    let mut rest = main;
+    // Keep what lies outside every `<details>`, count each outermost summary.
+    while !rest.is_empty() {
+        let next = [rest.find("<details"), rest.find("</details>")]
+            .into_iter()
+            .flatten()
+            .min();
+        let Some(at) = next else {
+            if depth == 0 {
+                visible.push_str(rest);
+            }
+            break;
+        };
+        if depth == 0 {
+            visible.push_str(&rest[..at]);
+        }
+        if rest[at..].starts_with("</details>") {
+            depth = depth.saturating_sub(1);
+            rest = &rest[at + "</details>".len()..];
+        } else {
+            if depth == 0 {
+                length.folded += 1;
+            }
+            depth += 1;
+            rest = &rest[at + "<details".len()..];
+        }
+    }
+    let mut prose = String::new();
+    let mut rest = visible.as_str();
+    while let Some(at) = rest.find("<pre") {
+        prose.push_str(&rest[..at]);
+        let block = &rest[at..];
+        let end = block
+            .find("</pre>")
+            .map_or(block.len(), |end| end + "</pre>".len());
+        length.code_blocks += 1;
+        length.code_lines += strip_tags(&block[..end]).trim_matches('\n').lines().count();
+        rest = &block[end..];
+    }
+    prose.push_str(rest);
+    // A drawn diagram's labels are not prose to read line by line.
+    let mut text = String::new();
+    let mut rest = prose.as_str();
+    while let Some(at) = rest.find("<svg") {
+        text.push_str(&rest[..at]);
+        rest = rest[at..]
+            .split_once("</svg>")
+            .map_or("", |(_, after)| after);
+    }
+    text.push_str(rest);
+    length.words = strip_tags(&text.replace('<', " <"))
+        .split_whitespace()
+        .count();
+    length
+}
+
 /// The text of some HTML: tags dropped, the entities mdBook writes decoded.
 fn strip_tags(html: &str) -> String {
     let mut text = String::new();
@@ -320,5 +418,24 @@ mod tests {
                     <code>--notes-dir</code></p>\
                     <pre><code>\"text\": \"the page showed “Fehler”\\nAsk\"</code></pre>";
         assert!(uncopyable(fine).is_empty(), "{:?}", uncopyable(fine));
+    }
+
+    #[test]
+    fn a_page_is_measured_outside_its_folded_blocks() {
+        let html = "<nav>menu words</nav><main><h1>Title</h1><p>one two three</p>\
+                    <pre><code>a\nb\n</code></pre>\
+                    <details><summary>show</summary><pre><code>hidden\nlines\n</code></pre>\
+                    <details><summary>inner</summary>x</details></details><p>four</p></main>";
+        let length = page_length(html);
+        assert_eq!(
+            length,
+            PageLength {
+                code_lines: 2,
+                words: 5,
+                code_blocks: 1,
+                folded: 1
+            }
+        );
+        assert_eq!(length.estimated_px(), 36 + 14 + 60 + 70);
     }
 }

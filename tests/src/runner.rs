@@ -50,7 +50,7 @@ pub fn reply_timeout() -> Duration {
 pub const QUIET_PANICS: [(&str, &str); 2] = [("RUST_BACKTRACE", "0"), ("RUST_LIB_BACKTRACE", "0")];
 
 /// The section that teaches flushing, named when a reply waits in a buffer.
-pub const FLUSH_SECTION: &str = "01-echo.md#one-line-in-one-line-out";
+pub const FLUSH_SECTION: &str = "01-echo-tour.md#one-line-in-one-line-out";
 
 /// Starts `bin` with `env` added to its environment, writes `input` to its
 /// stdin, closes stdin and collects everything it writes until it exits. It

@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! # Free comments explain the scenario; the book shows them too.
-//! # book: 03-add-tool.md#calling-a-tool     where a failure sends the reader
+//! # book: 03-add-tool-calling.md#calling-a-tool  where a failure sends the reader
 //! # revision: 2025-11-25                    the MCP revision the frames belong to
 //! #                                         (`2026-07-28 and 2025-11-25`: both eras)
 //! # args: --help                            command-line arguments for the binary
@@ -187,7 +187,7 @@ pub struct Transcript {
     pub path: PathBuf,
     /// The file name without `.wire`.
     pub name: String,
-    /// `03-add-tool.md#calling-a-tool`: the section that explains this
+    /// `03-add-tool-calling.md#calling-a-tool`: the section that explains this
     /// scenario (its first `# book:` line).
     pub book: Option<String>,
     /// The MCP revision the frames belong to: every `initialize` result in

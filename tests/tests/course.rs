@@ -438,7 +438,7 @@ fn every_gap_has_a_section_that_teaches_it() {
     let gap = gaps::gaps(&echo).unwrap().remove(0);
     assert_eq!(
         book::gap_section(&echo, &gap),
-        "01-echo.md#one-line-in-one-line-out"
+        "01-echo-tour.md#one-line-in-one-line-out"
     );
     // A listing on a sub-page (nested under its chapter in SUMMARY.md).
     let resources = Chapter::find("04").unwrap();
@@ -471,7 +471,12 @@ fn a_chapters_pages_are_its_page_then_its_sub_pages_in_summary_order() {
     }
     assert_eq!(
         book::chapter_pages(&Chapter::find("01").unwrap()),
-        ["01-echo.md"]
+        [
+            "01-echo.md",
+            "01-echo-tour.md",
+            "01-echo-framing.md",
+            "01-echo-shutdown.md"
+        ]
     );
 }
 

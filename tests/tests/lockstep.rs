@@ -21,7 +21,7 @@ fn transcript(text: &str) -> Transcript {
 }
 
 const TWO_LINES: &str =
-    "# book: 01-echo.md#end-of-input-means-shut-down\n-> one\n<- one\n-> two\n<- two\n";
+    "# book: 01-echo-shutdown.md#end-of-input-means-shut-down\n-> one\n<- one\n-> two\n<- two\n";
 
 #[test]
 fn a_buffering_server_fails_with_a_report_on_flushing() {
@@ -39,7 +39,7 @@ fn a_buffering_server_fails_with_a_report_on_flushing() {
         "section #{}",
         FLUSH_SECTION.split_once('#').unwrap().1
     )));
-    assert!(report.contains("book/src/01-echo.md"), "{report}");
+    assert!(report.contains("book/src/01-echo-tour.md"), "{report}");
 }
 
 #[test]
