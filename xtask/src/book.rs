@@ -71,7 +71,7 @@ const LONG_PAGES: &[(&str, usize)] = &[
     ("07-agent-loop.html", 33889),
     ("08-skills.html", 33863),
     ("09-subagents.html", 60890),
-    ("10-hooks.html", 52431),
+    ("10-hooks.html", 57836),
     ("11-stateless.html", 48344),
     ("12-http.html", 28872),
     // Front and back matter: prose a little over, to cut or split later
@@ -79,7 +79,7 @@ const LONG_PAGES: &[(&str, usize)] = &[
     // appendix A by a longer link in the chapter 2 view it shows).
     ("appendix-real-clients.html", 4254),
     ("appendix-transcripts.html", 5946),
-    ("how-to-use.html", 4455),
+    ("how-to-use.html", 5583),
     ("workshop.html", 5092),
 ];
 
