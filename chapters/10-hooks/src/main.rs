@@ -76,12 +76,7 @@ async fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let hooks = hooks::Hooks {
-        settings,
-        session_id: cli.session_id.clone(),
-        transcript_path: session.folder.join("transcript.jsonl"),
-        workdir: session.workdir.clone(),
-    };
+    let hooks = session.hooks(settings, &cli.session_id);
     let mut harness = Harness {
         host,
         skills,
@@ -203,6 +198,17 @@ struct Session {
 }
 
 impl Session {
+    /// The session's hooks: they run in its working folder and are told
+    /// where its transcript file is.
+    fn hooks(&self, settings: hooks::Settings, session_id: &str) -> hooks::Hooks {
+        hooks::Hooks {
+            settings,
+            session_id: session_id.to_string(),
+            transcript_path: self.folder.join("transcript.jsonl"),
+            workdir: self.workdir.clone(),
+        }
+    }
+
     fn open(chosen: Option<&Path>, session_id: &str, demo: bool) -> Result<Session, String> {
         let folder = std::env::temp_dir().join(format!("{PROGRAM}-{session_id}"));
         fresh_folder(&folder)?;

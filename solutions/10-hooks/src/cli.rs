@@ -126,43 +126,21 @@ pub fn parse() -> Result<Cli, std::process::ExitCode> {
 }
 
 fn resolve(args: Args, demo: bool) -> Result<Cli, String> {
-    if let Some(path) = args.settings.as_ref().filter(|path| !path.is_file()) {
-        return Err(format!("--settings {}: no such file", path.display()));
-    }
-    if let Some(folder) = args.workdir.as_ref().filter(|folder| !folder.is_dir()) {
-        return Err(format!("--workdir {}: no such folder", folder.display()));
+    check_paths(&args)?;
+    if args.max_concurrent == 0 {
+        return Err("--max-concurrent 0: at least one subagent must be able to run".to_string());
     }
     let session_id = match args.session_id {
         Some(id) => session_id(id)?,
         None => format!("session-{}", std::process::id()),
     };
-    let folders = [
-        ("--skills", &args.skill_folders),
-        ("--agents", &args.agent_folders),
-    ];
-    for (option, folders) in folders {
-        if let Some(folder) = folders.iter().find(|folder| !folder.is_dir()) {
-            return Err(format!("{option} {}: no such folder", folder.display()));
-        }
-    }
-    if args.max_concurrent == 0 {
-        return Err("--max-concurrent 0: at least one subagent must be able to run".to_string());
-    }
     // Checking or measuring talks to no model, whatever is named.
     let offline = args.check_skills || args.measure_skills || args.check_agents;
     let offline = offline || args.measure_agents;
     let model_name = cli::model_name(args.model).filter(|_| !offline);
     // A real model only when one is named: a key in the environment alone
     // never sends anything anywhere.
-    let (mut model, script_prompt) = match (model_name, args.script) {
-        (Some(name), _) => (model::from_env(&name)?, String::new()),
-        (None, Some(path)) => {
-            let text = std::fs::read_to_string(&path)
-                .map_err(|err| format!("cannot read script {path}: {err}"))?;
-            scripted(&path, &text)?
-        }
-        (None, None) => scripted("scripts/injection.json", DEMO_SCRIPT)?,
-    };
+    let (mut model, script_prompt) = model_of(model_name, args.script)?;
     model.trace = args.servers.trace;
     let prompt = match args.prompt.is_empty() {
         true => script_prompt,
@@ -201,6 +179,41 @@ fn resolve(args: Args, demo: bool) -> Result<Cli, String> {
         session_id,
         demo,
     })
+}
+
+/// The model a run talks to, and the prompt its script holds: the named
+/// model, else the `--script`, else the demo's script.
+fn model_of(name: Option<String>, script: Option<String>) -> Result<(Model, String), String> {
+    match (name, script) {
+        (Some(name), _) => Ok((model::from_env(&name)?, String::new())),
+        (None, Some(path)) => {
+            let text = std::fs::read_to_string(&path)
+                .map_err(|err| format!("cannot read script {path}: {err}"))?;
+            scripted(&path, &text)
+        }
+        (None, None) => scripted("scripts/injection.json", DEMO_SCRIPT),
+    }
+}
+
+/// The files and folders the command line names exist, before anything
+/// starts.
+fn check_paths(args: &Args) -> Result<(), String> {
+    if let Some(path) = args.settings.as_ref().filter(|path| !path.is_file()) {
+        return Err(format!("--settings {}: no such file", path.display()));
+    }
+    if let Some(folder) = args.workdir.as_ref().filter(|folder| !folder.is_dir()) {
+        return Err(format!("--workdir {}: no such folder", folder.display()));
+    }
+    let folders = [
+        ("--skills", &args.skill_folders),
+        ("--agents", &args.agent_folders),
+    ];
+    for (option, folders) in folders {
+        if let Some(folder) = folders.iter().find(|folder| !folder.is_dir()) {
+            return Err(format!("{option} {}: no such folder", folder.display()));
+        }
+    }
+    Ok(())
 }
 
 /// A `--session-id`: it names a folder, so no path separators, nothing
