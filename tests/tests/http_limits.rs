@@ -230,3 +230,83 @@ fn two_values_of_one_mcp_header_are_a_header_mismatch() {
         assert!(reply.contains("-32020"), "{extra}: {reply}");
     }
 }
+
+/// Two instances behind a real load balancer: nginx from the distribution,
+/// started here on loopback ports, round-robin. Each call goes through
+/// nginx, so the instances take turns as they would in production; the
+/// retry lands on the other instance and gets the first outcome back.
+#[test]
+fn two_instances_behind_nginx_keep_the_retry_guarantee() {
+    let Ok(found) = Command::new("nginx")
+        .arg("-v")
+        .stderr(Stdio::null())
+        .status()
+    else {
+        let problem = "skipped: nginx is not installed (apt-get install -y nginx, or your \
+                       system's package of it)";
+        assert!(std::env::var_os("CI").is_none(), "{problem}");
+        eprintln!("{problem}");
+        return;
+    };
+    assert!(found.success());
+    let dir = scratch("nginx");
+    let state = dir.join("state");
+    std::fs::create_dir_all(&state).unwrap();
+    let instances = [0, 1].map(|_| Server::start(&["--state", state.to_str().unwrap()]));
+    let port = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.local_addr().unwrap().port()
+    };
+    let config = dir.join("nginx.conf");
+    let upstreams: String = instances
+        .iter()
+        .map(|server| format!("server {};", server.address))
+        .collect();
+    let d = dir.display();
+    std::fs::write(
+        &config,
+        format!(
+            "daemon off; master_process off; pid {d}/nginx.pid; error_log {d}/error.log;\n\
+             events {{}}\n\
+             http {{ access_log off; client_body_temp_path {d}/body; proxy_temp_path {d}/proxy;\n\
+               upstream mcp {{ {upstreams} }}\n\
+               server {{ listen 127.0.0.1:{port}; location / {{ proxy_pass http://mcp; }} }}\n\
+             }}\n"
+        ),
+    )
+    .unwrap();
+    let mut nginx = Command::new("nginx")
+        .args(["-p", &d.to_string(), "-c", config.to_str().unwrap()])
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let address = format!("127.0.0.1:{port}");
+    for _ in 0..100 {
+        if TcpStream::connect(&address).is_ok() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let balancer = Server {
+        child: Command::new("true").spawn().unwrap(),
+        address,
+    };
+    let structured = |reply: String| -> Value {
+        let body = reply.rsplit("\r\n").next().unwrap().to_string();
+        let mut body: Value = serde_json::from_str(&body).unwrap_or_else(|_| panic!("{reply}"));
+        body["result"]["structuredContent"].take()
+    };
+    let append = json!({ "draft": "draft-1", "text": "Back off.", "operation_key": "k-1" });
+    let started = structured(balancer.call("start_draft", json!({ "title": "R" }), ""));
+    assert_eq!(started, json!({ "draft": "draft-1" }));
+    let first = structured(balancer.call("append_to_draft", append.clone(), ""));
+    assert_eq!(first, json!({ "draft": "draft-1", "lines": 1 }));
+    assert_eq!(
+        structured(balancer.call("append_to_draft", append, "")),
+        first
+    );
+    let read = structured(balancer.call("read_draft", json!({ "draft": "draft-1" }), ""));
+    assert_eq!(read["lines"], json!(["Back off."]));
+    let _ = nginx.kill();
+    let _ = nginx.wait();
+}
