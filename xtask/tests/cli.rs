@@ -80,7 +80,7 @@ fn the_starter_fails_and_leads_with_its_unwritten_gap() {
             "gap ch01/echo-line is not written yet",
         ))
         .stdout(predicate::str::contains(
-            "book/src/01-echo.md, section #one-line-in-one-line-out",
+            "book/src/01-echo-tour.md, section #one-line-in-one-line-out",
         ))
         .stdout(predicate::str::contains("stack backtrace").not());
 }

@@ -15,14 +15,14 @@ use std::sync::Arc;
 use http_body_util::{BodyExt, Full, LengthLimitError, Limited};
 use hyper::body::{Bytes, Incoming};
 use hyper::header::{self, HeaderMap, HeaderValue};
-use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper::{Method, Request, Response, StatusCode};
-use hyper_util::rt::TokioIo;
 use serde_json::Value;
 use tokio::net::TcpListener;
 
-use crate::http_util::{Body, accepted, header_text, is_json, json_reply, refusal, stop_signal};
+use crate::http_util::{Body, accept_failed, accepted, blocking, declared_over, header_text};
+use crate::http_util::{bearer_token, is_json, json_reply, one_value_each, refusal};
+use crate::http_util::{spawn_connection, stop_signal};
 use crate::jsonrpc::{self, MAX_FRAME_BYTES, Message, Reply, RpcError};
 use crate::modern::{self, MODERN_VERSION};
 use crate::server::{Era, Handshake, SUPPORTED_PROTOCOL_VERSIONS, Server};
@@ -91,7 +91,7 @@ pub async fn serve(listen: SocketAddr, shared: Arc<Shared>) -> Result<(), String
                 Ok(accepted) => accepted,
                 Err(err) => {
                     // Out of file descriptors, say: refuse this one, keep serving.
-                    eprintln!("{SERVER_NAME}: accept failed: {err}");
+                    accept_failed(&err).await;
                     continue;
                 }
             },
@@ -101,13 +101,8 @@ pub async fn serve(listen: SocketAddr, shared: Arc<Shared>) -> Result<(), String
             }
         };
         let shared = Arc::clone(&shared);
-        tokio::spawn(async move {
-            let service = service_fn(move |request| handle(request, Arc::clone(&shared)));
-            let connection = http1::Builder::new().serve_connection(TokioIo::new(stream), service);
-            if let Err(err) = connection.await {
-                eprintln!("{SERVER_NAME}: connection ended: {err}");
-            }
-        });
+        let service = service_fn(move |request| handle(request, Arc::clone(&shared)));
+        spawn_connection(stream, service); // with timeouts and a connection limit
     }
 }
 
@@ -119,12 +114,12 @@ async fn handle(
     request: Request<Incoming>,
     shared: Arc<Shared>,
 ) -> Result<Response<Body>, Infallible> {
-    Ok(answer(request, &shared).await)
+    Ok(answer(request, shared).await)
 }
 
 /// The checks run cheapest first, and none of them reads the body until
 /// the sender is known to be welcome.
-async fn answer(request: Request<Incoming>, shared: &Shared) -> Response<Body> {
+async fn answer(request: Request<Incoming>, shared: Arc<Shared>) -> Response<Body> {
     if request.uri().path() != ENDPOINT {
         return refusal(StatusCode::NOT_FOUND, "the MCP endpoint is /mcp");
     }
@@ -150,6 +145,10 @@ async fn answer(request: Request<Incoming>, shared: &Shared) -> Response<Body> {
         let problem = "send the message with Content-Type: application/json";
         return refusal(StatusCode::UNSUPPORTED_MEDIA_TYPE, problem);
     }
+    if declared_over(request.headers(), MAX_FRAME_BYTES) {
+        let problem = format!("a message may be at most {MAX_FRAME_BYTES} bytes");
+        return refusal(StatusCode::PAYLOAD_TOO_LARGE, &problem);
+    }
     let headers = request.headers().clone();
     let body = match Limited::new(request.into_body(), MAX_FRAME_BYTES)
         .collect()
@@ -162,7 +161,7 @@ async fn answer(request: Request<Incoming>, shared: &Shared) -> Response<Body> {
         }
         Err(err) => return refusal(StatusCode::BAD_REQUEST, &format!("unreadable body: {err}")),
     };
-    post(&headers, &body, shared.server.as_ref())
+    blocking(move || post(&headers, &body, shared.server.as_ref())).await
 }
 // ANCHOR_END: handle
 
@@ -259,6 +258,7 @@ fn check_modern_headers(
     method: &str,
     params: Option<&Value>,
 ) -> Result<(), RpcError> {
+    one_value_each(headers, HEADER_MISMATCH)?; // a header sent twice, two ways
     let meta_version = params
         .and_then(|params| params.get("_meta"))
         .and_then(|meta| meta.get("io.modelcontextprotocol/protocolVersion"));
@@ -338,8 +338,7 @@ fn origin_allowed(origin: &HeaderValue, allowed: &[String]) -> bool {
 /// A bearer token (RFC 6750): 401 with `WWW-Authenticate` when it is
 /// missing or wrong, so the client knows what to send.
 fn check_token(headers: &HeaderMap, token: &str) -> Option<Response<Body>> {
-    let sent =
-        header_text(headers, "authorization").and_then(|value| value.strip_prefix("Bearer "));
+    let sent = bearer_token(headers);
     let challenge = match sent {
         Some(sent) if same_secret(sent.as_bytes(), token.as_bytes()) => return None,
         Some(_) => "Bearer realm=\"mcp\", error=\"invalid_token\"",

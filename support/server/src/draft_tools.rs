@@ -69,11 +69,21 @@ pub enum Failure {
 }
 
 /// What a tool call answers: a tool error is the caller's to fix; a
-/// failing disk is ours, -32603, with the details in our log only.
+/// failing disk is ours, -32603, with the details in our log only. Two
+/// troubles of one draft are told to the caller as a tool error naming the
+/// draft, since every other draft still works: a file in the folder that
+/// is damaged or not a regular file, and a lock held past `LOCK_WAIT`.
 pub fn answer(outcome: Result<Value, Failure>) -> Result<Value, RpcError> {
+    use std::io::ErrorKind::{InvalidData, TimedOut};
     match outcome {
         Ok(result) => Ok(result),
         Err(Failure::Caller(advice)) => Ok(tool_error(&advice)),
+        Err(Failure::Disk(err)) if matches!(err.kind(), InvalidData | TimedOut) => {
+            eprintln!("{SERVER_NAME}: state folder: {err}");
+            Ok(tool_error(&format!(
+                "{err}; try again, or use another draft"
+            )))
+        }
         Err(Failure::Disk(err)) => {
             eprintln!("{SERVER_NAME}: state folder: {err}");
             Err(RpcError::new(

@@ -16,7 +16,7 @@ use serde_json::{Map, Value, json};
 
 use crate::draft_tools::{Failure, answer, only, text, tool_result};
 use crate::jsonrpc::RpcError;
-use crate::state::State;
+use crate::state::{State, damaged};
 
 /// One draft, as its file in the state folder holds it.
 #[derive(Serialize, Deserialize)]
@@ -59,13 +59,11 @@ fn start(arguments: &Map<String, Value>, state: &State) -> Result<Value, Failure
         lines: Vec::new(),
         operations: BTreeMap::new(),
     };
-    // The first free number: `create` lets one instance win each name.
-    let contents = to_text(&draft);
-    let mut number = 1;
-    while !state.create(&file_name(&format!("draft-{number}")), &contents)? {
-        number += 1;
-    }
-    let handle = format!("draft-{number}");
+    // A free number: its file is linked in, so one instance wins each name.
+    let handle = format!(
+        "draft-{}",
+        state.create_next("draft-", ".json", &to_text(&draft))?
+    );
     let summary = format!("Started {handle} ({title}); pass \"draft\": \"{handle}\" from now on.");
     Ok(tool_result(summary, json!({ "draft": handle })))
 }
@@ -129,7 +127,7 @@ fn load(state: &State, handle: &str) -> Result<Draft, Failure> {
         return Err(unknown());
     }
     let text = state.read(&file_name(handle))?.ok_or_else(unknown)?;
-    serde_json::from_str(&text).map_err(|err| Failure::Disk(err.into()))
+    serde_json::from_str(&text).map_err(|err| Failure::Disk(damaged(&file_name(handle), err)))
 }
 
 fn file_name(handle: &str) -> String {

@@ -1,12 +1,27 @@
 //! Chapter 12's HTTP plumbing, with the `http` feature: the responses its
 //! transport writes (JSON, refusals, 202), reading headers, and the signals
-//! that stop the server. Given with the chapter, not written in it: its
-//! lesson is what each check and each status means, in `http.rs`.
+//! that stop the server, and the limits that keep one client from costing
+//! the others (timeouts, a connection limit, work off the runtime's
+//! threads). Given with the chapter, not written in it: its lesson is what
+//! each check and each status means, in `http.rs`.
+
+use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::task::{Context, Poll};
+use std::time::Duration;
 
 use http_body_util::Full;
 use hyper::body::Bytes;
+use hyper::body::Incoming;
 use hyper::header::{self, HeaderMap, HeaderValue};
+use hyper::server::conn::http1;
+use hyper::service::HttpService;
 use hyper::{Response, StatusCode};
+use hyper_util::rt::TokioIo;
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::net::TcpStream;
+use tokio::sync::Semaphore;
+use tokio::time::{Instant, Sleep};
 
 use crate::SERVER_NAME;
 use crate::jsonrpc::{Reply, RpcError};
@@ -46,6 +61,39 @@ pub fn is_json(headers: &HeaderMap) -> bool {
         .is_some_and(|media| media.trim().eq_ignore_ascii_case("application/json"))
 }
 
+/// The MCP headers a gateway may route by: each may appear once. With two
+/// values, a gateway that reads the last would route one method while we
+/// run another.
+pub const MCP_HEADERS: [&str; 3] = ["MCP-Protocol-Version", "Mcp-Method", "Mcp-Name"];
+
+/// Refuses a request that sends one of `MCP_HEADERS` twice with different
+/// values, as a header mismatch (`code`, chapter 12's -32020).
+pub fn one_value_each(headers: &HeaderMap, code: i64) -> Result<(), RpcError> {
+    for name in MCP_HEADERS {
+        let mut values = headers.get_all(name).iter();
+        if let Some(first) = values.next()
+            && let Some(other) = values.find(|value| *value != first)
+        {
+            let shown =
+                |value: &HeaderValue| String::from_utf8_lossy(value.as_bytes()).into_owned();
+            let (first, other) = (shown(first), shown(other));
+            let detail =
+                format!("Header mismatch: {name} is sent twice, as '{first}' and '{other}'");
+            return Err(RpcError::new(code, detail));
+        }
+    }
+    Ok(())
+}
+
+/// The token of an `Authorization: Bearer TOKEN` header. The scheme's name
+/// is case-insensitive (RFC 9110), so `bearer` and `BEARER` count too.
+pub fn bearer_token(headers: &HeaderMap) -> Option<&str> {
+    let (scheme, token) = header_text(headers, "authorization")?.split_once(' ')?;
+    scheme
+        .eq_ignore_ascii_case("bearer")
+        .then_some(token.trim_start())
+}
+
 pub fn header_text<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
     headers.get(name).and_then(|value| value.to_str().ok())
 }
@@ -60,9 +108,11 @@ pub fn json_reply(status: StatusCode, reply: &Reply) -> Response<Body> {
 }
 
 /// A refusal before any message was read: a JSON-RPC error without an id,
-/// which is what the spec allows in the body of a 4xx.
+/// which is what the spec allows in the body of a 4xx. Logged once per
+/// `LOG_EVERY` refusals: a client that is refused in a loop must not fill
+/// the disk with our log.
 pub fn refusal(status: StatusCode, problem: &str) -> Response<Body> {
-    eprintln!("{SERVER_NAME}: {} {problem}", status.as_u16());
+    sampled(&REFUSALS, &format!("{} {problem}", status.as_u16()));
     let error = RpcError::new(-32600, format!("Invalid Request: {problem}"));
     json_reply(status, &Reply::without_id(error))
 }
@@ -71,4 +121,168 @@ pub fn accepted() -> Response<Body> {
     let mut response = Response::new(Full::new(Bytes::new()));
     *response.status_mut() = StatusCode::ACCEPTED;
     response
+}
+
+/// At most this long from a request's first byte to its last (head and
+/// body): a client that trickles bytes is cut off, not waited for.
+pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// A connection with no request under way is closed after this long.
+pub const IDLE_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Connections served at once; one more is closed at once, logged.
+pub const MAX_CONNECTIONS: usize = 1024;
+
+/// How long the accept loop rests after a failed accept (out of file
+/// descriptors, say) instead of retrying at full speed.
+pub const ACCEPT_BACKOFF: Duration = Duration::from_millis(100);
+
+/// One log line for the first of each this many refusals or failures.
+pub const LOG_EVERY: u64 = 1000;
+
+static REFUSALS: AtomicU64 = AtomicU64::new(0);
+static FAILURES: AtomicU64 = AtomicU64::new(0);
+
+fn sampled(count: &AtomicU64, line: &str) {
+    let seen = count.fetch_add(1, Ordering::Relaxed);
+    if seen.is_multiple_of(LOG_EVERY) {
+        let more = if seen == 0 {
+            String::new()
+        } else {
+            format!(" ({seen} so far)")
+        };
+        eprintln!("{SERVER_NAME}: {line}{more}");
+    }
+}
+
+/// A failed accept: logged (sampled) and waited out for `ACCEPT_BACKOFF`,
+/// so that running out of file descriptors is not a busy loop.
+pub async fn accept_failed(err: &std::io::Error) {
+    sampled(&FAILURES, &format!("accept failed: {err}"));
+    tokio::time::sleep(ACCEPT_BACKOFF).await;
+}
+
+/// A `Content-Length` over `limit`: refused before a byte of the body is read.
+pub fn declared_over(headers: &HeaderMap, limit: usize) -> bool {
+    header_text(headers, "content-length")
+        .and_then(|length| length.trim().parse::<u64>().ok())
+        .is_some_and(|length| length > limit as u64)
+}
+
+/// Runs `work` (the handler, whose file operations may wait for a draft's
+/// lock) on tokio's blocking pool: a call that waits holds a thread of its
+/// own, never one of the few that every other connection needs.
+pub async fn blocking(work: impl FnOnce() -> Response<Body> + Send + 'static) -> Response<Body> {
+    match tokio::task::spawn_blocking(work).await {
+        Ok(response) => response,
+        Err(err) => {
+            eprintln!("{SERVER_NAME}: the handler failed: {err}");
+            let error = RpcError::new(-32603, "Internal error".into());
+            json_reply(StatusCode::INTERNAL_SERVER_ERROR, &Reply::without_id(error))
+        }
+    }
+}
+
+/// Serves one connection on a task of its own, within `MAX_CONNECTIONS`,
+/// `REQUEST_TIMEOUT` and `IDLE_TIMEOUT`.
+pub fn spawn_connection<S>(stream: TcpStream, service: S)
+where
+    S: HttpService<Incoming, ResBody = Body> + Send + 'static,
+    S::Future: Send,
+    S::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
+    static OPEN: Semaphore = Semaphore::const_new(MAX_CONNECTIONS);
+    let Ok(permit) = OPEN.try_acquire() else {
+        sampled(
+            &FAILURES,
+            &format!("over {MAX_CONNECTIONS} connections: one closed"),
+        );
+        return; // Dropping the stream closes it.
+    };
+    let io = TokioIo::new(Deadlines::new(stream));
+    tokio::spawn(async move {
+        let _permit = permit;
+        if let Err(err) = http1::Builder::new().serve_connection(io, service).await {
+            sampled(&FAILURES, &format!("connection ended: {err}"));
+        }
+    });
+}
+
+/// A stream whose reads fail with `TimedOut` when a request has taken
+/// longer than `REQUEST_TIMEOUT` from its first byte, or when nothing came
+/// for `IDLE_TIMEOUT` between requests. A request is under way from the
+/// first byte read until our answer is written.
+struct Deadlines {
+    stream: TcpStream,
+    timer: Pin<Box<Sleep>>,
+    in_request: bool,
+}
+
+impl Deadlines {
+    fn new(stream: TcpStream) -> Deadlines {
+        let timer = Box::pin(tokio::time::sleep(IDLE_TIMEOUT));
+        let in_request = false;
+        Deadlines {
+            stream,
+            timer,
+            in_request,
+        }
+    }
+}
+
+impl AsyncRead for Deadlines {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        let before = buf.filled().len();
+        match Pin::new(&mut self.stream).poll_read(cx, buf) {
+            Poll::Ready(result) => {
+                if buf.filled().len() > before && !self.in_request {
+                    self.in_request = true;
+                    self.timer.as_mut().reset(Instant::now() + REQUEST_TIMEOUT);
+                }
+                Poll::Ready(result)
+            }
+            Poll::Pending => match self.timer.as_mut().poll(cx) {
+                Poll::Ready(()) => {
+                    let what = if self.in_request {
+                        "request"
+                    } else {
+                        "idle connection"
+                    };
+                    let problem = format!("{what} timed out");
+                    Poll::Ready(Err(std::io::Error::new(
+                        std::io::ErrorKind::TimedOut,
+                        problem,
+                    )))
+                }
+                Poll::Pending => Poll::Pending,
+            },
+        }
+    }
+}
+
+impl AsyncWrite for Deadlines {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        data: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        // Our answer is going out: the request is over, the idle clock runs.
+        if self.in_request {
+            self.in_request = false;
+            self.timer.as_mut().reset(Instant::now() + IDLE_TIMEOUT);
+        }
+        Pin::new(&mut self.stream).poll_write(cx, data)
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.stream).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.stream).poll_shutdown(cx)
+    }
 }

@@ -2,12 +2,29 @@
 //! with the same `--state DIR` reads and writes the same files, so any of
 //! them can serve the next call; none keeps anything in memory. Chapter 11
 //! uses it as given: its lesson is the handle, not the file safety here.
+//!
+//! The folder is shared with processes we do not control (another instance,
+//! whoever else can write to it), so nothing here trusts a name in it: a
+//! file is created only where no entry exists (`create_new`, which never
+//! follows a symlink), and only regular files are read or locked. Anything
+//! else is refused with its name, at once, without waiting on it.
 
-use std::fs::{self, File};
-use std::io::{self, Write};
-use std::path::PathBuf;
+use std::fs::{self, File, TryLockError};
+use std::hash::{BuildHasher, Hasher, RandomState};
+use std::io::{self, Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 
 use crate::SERVER_NAME;
+
+/// How long a writer waits for another writer's lock on a draft before it
+/// gives up with an error that says so: a stuck process elsewhere costs one
+/// call this long, never the whole server.
+pub const LOCK_WAIT: Duration = Duration::from_secs(5);
+
+/// The largest draft file read: a file bigger than this is damaged.
+pub const MAX_DRAFT_BYTES: u64 = 16 * 1024 * 1024;
 
 // ANCHOR: state
 pub struct State {
@@ -15,6 +32,10 @@ pub struct State {
     /// True when no `--state` was given: the folder is ours alone, made at
     /// the start and removed at the end.
     private: bool,
+    /// The highest number this process knows to be taken: where the search
+    /// for a free one starts, so a new handle costs the same with 2 drafts
+    /// or 2,000. Only a hint: the link decides who wins a number.
+    taken: AtomicU64,
 }
 
 impl State {
@@ -32,69 +53,211 @@ impl State {
         };
         fs::create_dir_all(&folder)
             .map_err(|err| format!("cannot use --state {}: {err}", folder.display()))?;
-        Ok(State { folder, private })
+        let taken = AtomicU64::new(0);
+        Ok(State {
+            folder,
+            private,
+            taken,
+        })
     }
     // ANCHOR_END: state
 
     // ANCHOR: files
     /// The text of the file `name`, or `None` if there is none.
     pub fn read(&self, name: &str) -> io::Result<Option<String>> {
-        match fs::read_to_string(self.folder.join(name)) {
-            Ok(text) => Ok(Some(text)),
-            Err(err) if err.kind() == io::ErrorKind::NotFound => Ok(None),
-            Err(err) => Err(err),
+        let path = self.folder.join(name);
+        if !regular(&path, name)? {
+            return Ok(None);
         }
+        let file = match File::open(&path) {
+            Ok(file) => file,
+            Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(None),
+            Err(err) => return Err(err),
+        };
+        same_file(&file, &path, name)?;
+        let mut text = String::new();
+        file.take(MAX_DRAFT_BYTES + 1)
+            .read_to_string(&mut text)
+            .map_err(|err| damaged(name, err))?;
+        if text.len() as u64 > MAX_DRAFT_BYTES {
+            return Err(damaged(name, format!("over {MAX_DRAFT_BYTES} bytes")));
+        }
+        Ok(Some(text))
     }
 
-    /// Creates `name` holding `text`, unless it exists (then `Ok(false)`).
-    /// The text is written first, then linked in under its name: a link
-    /// fails if the name is taken, so of two instances racing for one name
-    /// exactly one wins, and nobody ever sees a half-written file.
-    pub fn create(&self, name: &str, text: &str) -> io::Result<bool> {
-        let written = self.write_aside(name, text)?;
-        let linked = fs::hard_link(&written, self.folder.join(name));
+    /// Creates `{stem}N{suffix}` holding `text` under the first free number
+    /// N from where this process last looked, and returns N. The text is
+    /// written first, then linked in under its name: a link fails if the
+    /// name is taken, so of two instances racing for one number exactly one
+    /// wins, and nobody ever sees a half-written file. The free number is
+    /// found by doubling and halving (a dozen looks for 2,000 drafts), and
+    /// nothing is written or synced for the numbers that are taken.
+    pub fn create_next(&self, stem: &str, suffix: &str, text: &str) -> io::Result<u64> {
+        let written = self.write_aside(text)?;
+        let name = |number: u64| format!("{stem}{number}{suffix}");
+        let taken = |number: u64| fs::symlink_metadata(self.folder.join(name(number))).is_ok();
+        let mut number = self.first_free(taken);
+        let linked = loop {
+            match fs::hard_link(&written, self.folder.join(name(number))) {
+                Err(err) if err.kind() == io::ErrorKind::AlreadyExists => number += 1,
+                other => break other,
+            }
+        };
         fs::remove_file(&written)?;
-        match linked {
-            Ok(()) => Ok(true),
-            Err(err) if err.kind() == io::ErrorKind::AlreadyExists => Ok(false),
-            Err(err) => Err(err),
-        }
+        linked?;
+        self.taken.fetch_max(number, Ordering::Relaxed);
+        Ok(number)
     }
 
     /// Replaces `name` with `text` all at once: written aside, then renamed
     /// over the old file. A reader sees the old text or the new, never half.
     pub fn replace(&self, name: &str, text: &str) -> io::Result<()> {
-        let written = self.write_aside(name, text)?;
-        fs::rename(&written, self.folder.join(name))
+        let written = self.write_aside(text)?;
+        let renamed = fs::rename(&written, self.folder.join(name));
+        if renamed.is_err() {
+            let _ = fs::remove_file(&written);
+        }
+        renamed
     }
 
     /// Waits until nobody else (another instance, say) holds the lock
     /// of `name`, and holds it until the returned file is dropped. The
     /// operating system lets go of it if the process dies, so a crash never
-    /// leaves a draft locked for good.
+    /// leaves a draft locked for good. A lock held longer than `LOCK_WAIT`
+    /// is an error naming the draft, not a wait without end.
     pub fn lock(&self, name: &str) -> io::Result<File> {
-        let path = self.folder.join(format!(".{name}.lock"));
-        let file = File::options()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(path)?;
-        file.lock()?;
-        Ok(file)
+        let lock_name = format!(".{name}.lock");
+        let path = self.folder.join(&lock_name);
+        let file = match File::options().write(true).create_new(true).open(&path) {
+            Ok(file) => file,
+            Err(err) if err.kind() == io::ErrorKind::AlreadyExists => {
+                // There already: only a regular file will do, and it must
+                // still be the one we looked at when we open it.
+                regular(&path, &lock_name)?;
+                let file = File::options().write(true).open(&path)?;
+                same_file(&file, &path, &lock_name)?;
+                file
+            }
+            Err(err) => return Err(err),
+        };
+        let start = Instant::now();
+        loop {
+            match file.try_lock() {
+                Ok(()) => return Ok(file),
+                Err(TryLockError::Error(err)) => return Err(err),
+                Err(TryLockError::WouldBlock) if start.elapsed() >= LOCK_WAIT => {
+                    let waited = LOCK_WAIT.as_secs();
+                    return Err(io::Error::new(
+                        io::ErrorKind::TimedOut,
+                        format!("{name} is being changed by another writer for over {waited} s"),
+                    ));
+                }
+                Err(TryLockError::WouldBlock) => std::thread::sleep(Duration::from_millis(10)),
+            }
+        }
     }
 
-    /// Writes `text` to a temporary file next to `name`. Our process id is
-    /// in its name, so two instances never write the same temporary file.
-    fn write_aside(&self, name: &str, text: &str) -> io::Result<PathBuf> {
-        let path = self
-            .folder
-            .join(format!(".{name}.{}.tmp", std::process::id()));
-        let mut file = File::create(&path)?;
-        file.write_all(text.as_bytes())?;
-        file.sync_all()?; // On the disk before it gets its real name.
-        Ok(path)
+    /// Writes `text` to a new temporary file with a random name, created
+    /// only if no entry of that name exists: no other process, not even
+    /// one with our process id in another container, writes to it, and a
+    /// symlink planted in the folder is never followed.
+    fn write_aside(&self, text: &str) -> io::Result<PathBuf> {
+        loop {
+            let path = self.folder.join(format!(".{:016x}.tmp", random()));
+            let mut file = match File::options().write(true).create_new(true).open(&path) {
+                Ok(file) => file,
+                Err(err) if err.kind() == io::ErrorKind::AlreadyExists => continue,
+                Err(err) => return Err(err),
+            };
+            let written = file
+                .write_all(text.as_bytes())
+                .and_then(|()| file.sync_all());
+            if let Err(err) = written {
+                let _ = fs::remove_file(&path);
+                return Err(err);
+            }
+            return Ok(path); // On the disk before it gets its real name.
+        }
     }
     // ANCHOR_END: files
+
+    /// The first number not `taken`, searched from the hint up: double the
+    /// step while numbers are taken, then halve back to the first free one.
+    /// Drafts are numbered densely, so this finds the first free number;
+    /// a gap left by a removed file may be found instead, which is as good.
+    fn first_free(&self, taken: impl Fn(u64) -> bool) -> u64 {
+        let mut low = self.taken.load(Ordering::Relaxed); // taken, or 0
+        let mut step = 1;
+        while taken(low + step) {
+            low += step;
+            step *= 2;
+        }
+        let mut high = low + step; // free
+        while high - low > 1 {
+            let middle = low + (high - low) / 2;
+            if taken(middle) {
+                low = middle;
+            } else {
+                high = middle;
+            }
+        }
+        high
+    }
+}
+
+/// A damaged file in the folder, named, with what is wrong with it.
+pub fn damaged(name: &str, problem: impl std::fmt::Display) -> io::Error {
+    let problem =
+        format!("{name} in the state folder is damaged ({problem}); no other is affected");
+    io::Error::new(io::ErrorKind::InvalidData, problem)
+}
+
+/// Whether `path` is a regular file (`false`: there is nothing there). A
+/// symlink, a FIFO, a folder or a device is refused by name: opening a FIFO
+/// would wait for a writer, and a symlink leads out of the folder.
+fn regular(path: &Path, name: &str) -> io::Result<bool> {
+    match fs::symlink_metadata(path) {
+        Ok(metadata) if metadata.is_file() => Ok(true),
+        Ok(metadata) => Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!(
+                "{name} in the state folder is not a regular file ({:?}); refused",
+                metadata.file_type()
+            ),
+        )),
+        Err(err) if err.kind() == io::ErrorKind::NotFound => Ok(false),
+        Err(err) => Err(err),
+    }
+}
+
+/// Refuses an open file that is no longer what `path` names: someone
+/// swapped the entry between our look and our open.
+fn same_file(file: &File, path: &Path, name: &str) -> io::Result<()> {
+    let opened = file.metadata()?;
+    #[cfg(unix)]
+    let same = {
+        use std::os::unix::fs::MetadataExt;
+        let named = fs::symlink_metadata(path)?;
+        named.dev() == opened.dev() && named.ino() == opened.ino()
+    };
+    #[cfg(not(unix))]
+    let same = fs::symlink_metadata(path)?.is_file();
+    if opened.is_file() && same {
+        Ok(())
+    } else {
+        let problem = format!("{name} in the state folder changed while opened; refused");
+        Err(io::Error::new(io::ErrorKind::InvalidData, problem))
+    }
+}
+
+/// 64 random bits for a temporary name: the standard library's hasher keys
+/// come from the operating system's random source, mixed with a counter.
+fn random() -> u64 {
+    static COUNT: AtomicU64 = AtomicU64::new(0);
+    let mut hasher = RandomState::new().build_hasher();
+    hasher.write_u64(COUNT.fetch_add(1, Ordering::Relaxed));
+    hasher.write_u32(std::process::id());
+    hasher.finish()
 }
 
 impl Drop for State {
