@@ -144,17 +144,17 @@ fn matched(a: &[String], b: &[String]) -> usize {
     }
     let mut total = 0;
     let mut queue = vec![(0, a.len(), 0, b.len())];
-    while let Some((alo, ahi, blo, bhi)) = queue.pop() {
-        let (i, j, k) = longest_match(a, &b2j, alo, ahi, blo, bhi);
+    while let Some((a_low, a_high, b_low, b_high)) = queue.pop() {
+        let (i, j, k) = longest_match(a, &b2j, a_low, a_high, b_low, b_high);
         if k == 0 {
             continue;
         }
         total += k;
-        if alo < i && blo < j {
-            queue.push((alo, i, blo, j));
+        if a_low < i && b_low < j {
+            queue.push((a_low, i, b_low, j));
         }
-        if i + k < ahi && j + k < bhi {
-            queue.push((i + k, ahi, j + k, bhi));
+        if i + k < a_high && j + k < b_high {
+            queue.push((i + k, a_high, j + k, b_high));
         }
     }
     total
@@ -163,31 +163,31 @@ fn matched(a: &[String], b: &[String]) -> usize {
 fn longest_match(
     a: &[String],
     b2j: &HashMap<&str, Vec<usize>>,
-    alo: usize,
-    ahi: usize,
-    blo: usize,
-    bhi: usize,
+    a_low: usize,
+    a_high: usize,
+    b_low: usize,
+    b_high: usize,
 ) -> (usize, usize, usize) {
-    let (mut besti, mut bestj, mut bestsize) = (alo, blo, 0);
+    let (mut best_i, mut best_j, mut best_size) = (a_low, b_low, 0);
     let mut j2len: HashMap<usize, usize> = HashMap::new();
-    for (i, line) in a.iter().enumerate().take(ahi).skip(alo) {
+    for (i, line) in a.iter().enumerate().take(a_high).skip(a_low) {
         let mut next = HashMap::new();
         for &j in b2j.get(line.as_str()).into_iter().flatten() {
-            if j < blo {
+            if j < b_low {
                 continue;
             }
-            if j >= bhi {
+            if j >= b_high {
                 break;
             }
             let k = j.checked_sub(1).and_then(|p| j2len.get(&p)).unwrap_or(&0) + 1;
             next.insert(j, k);
-            if k > bestsize {
-                (besti, bestj, bestsize) = (i + 1 - k, j + 1 - k, k);
+            if k > best_size {
+                (best_i, best_j, best_size) = (i + 1 - k, j + 1 - k, k);
             }
         }
         j2len = next;
     }
-    (besti, bestj, bestsize)
+    (best_i, best_j, best_size)
 }
 
 /// The line without its string literals, char literals and `//` comment,
