@@ -205,7 +205,7 @@ pub fn why_line(reference: &str) -> String {
 /// `showed “Fehler”`) is text, not punctuation, and passes.
 pub fn uncopyable(html: &str) -> Vec<String> {
     let mut problems = Vec::new();
-    let text = strip_tags(html);
+    let text = crate::exercises::text_of(html);
     let chars: Vec<char> = text.chars().collect();
     for (at, pair) in chars.windows(2).enumerate() {
         let before = at.checked_sub(1).map(|i| chars[i]);
@@ -242,7 +242,7 @@ pub fn uncopyable(html: &str) -> Vec<String> {
     for code in html.split("<code").skip(1) {
         let code = code.split_once('>').map_or("", |(_, rest)| rest);
         let code = code.split("</code>").next().unwrap_or_default();
-        let chars: Vec<char> = strip_tags(code).chars().collect();
+        let chars: Vec<char> = crate::exercises::text_of(code).chars().collect();
         for (at, &c) in chars.iter().enumerate() {
             if !"“”‘’".contains(c) {
                 continue;
@@ -335,7 +335,10 @@ pub fn page_length(html: &str) -> PageLength {
             .find("</pre>")
             .map_or(block.len(), |end| end + "</pre>".len());
         length.code_blocks += 1;
-        length.code_lines += strip_tags(&block[..end]).trim_matches('\n').lines().count();
+        length.code_lines += crate::exercises::text_of(&block[..end])
+            .trim_matches('\n')
+            .lines()
+            .count();
         rest = &block[end..];
     }
     prose.push_str(rest);
@@ -349,29 +352,10 @@ pub fn page_length(html: &str) -> PageLength {
             .map_or("", |(_, after)| after);
     }
     text.push_str(rest);
-    length.words = strip_tags(&text.replace('<', " <"))
+    length.words = crate::exercises::text_of(&text.replace('<', " <"))
         .split_whitespace()
         .count();
     length
-}
-
-/// The text of some HTML: tags dropped, the entities mdBook writes decoded.
-fn strip_tags(html: &str) -> String {
-    let mut text = String::new();
-    let mut in_tag = false;
-    for c in html.chars() {
-        match c {
-            '<' => in_tag = true,
-            '>' if in_tag => in_tag = false,
-            c if !in_tag => text.push(c),
-            _ => {}
-        }
-    }
-    text.replace("&quot;", "\"")
-        .replace("&#39;", "'")
-        .replace("&lt;", "<")
-        .replace("&gt;", ">")
-        .replace("&amp;", "&")
 }
 
 /// Up to 30 characters either side of `at`, on one line, for a report.

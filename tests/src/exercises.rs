@@ -438,8 +438,9 @@ fn without_details(html: &str) -> String {
     out
 }
 
-/// A page's text: tags removed, the common entities decoded.
-fn text_of(html: &str) -> String {
+/// A page's text: tags removed, the common entities decoded (also what
+/// the book's copy and length checks read).
+pub(crate) fn text_of(html: &str) -> String {
     let mut text = String::new();
     let mut in_tag = false;
     for c in html.chars() {
