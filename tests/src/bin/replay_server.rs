@@ -24,7 +24,7 @@ use std::process::ExitCode;
 use wire_tests::client_runner::replay_frames;
 use wire_tests::runner::compare_line;
 use wire_tests::runner::shorten;
-use wire_tests::transcript::{Direction, Transcript};
+use wire_tests::transcript::{Direction, Frame, Transcript};
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -69,17 +69,7 @@ fn replay(transcript: &Transcript, channel: Option<&str>) -> Result<(), String> 
         .count();
     let mut client_seen = 0;
     loop {
-        // Send every server frame due before the next client frame.
-        while let Some(frame) = frames.get(next) {
-            if frame.direction != Direction::ServerToClient {
-                break;
-            }
-            stdout
-                .write_all(&frame.bytes)
-                .and_then(|()| stdout.flush())
-                .map_err(|err| format!("cannot write to the client: {err}"))?;
-            next += 1;
-        }
+        send_due(&frames, &mut next, &mut stdout)?;
         let mut line = Vec::new();
         let read = stdin
             .read_until(b'\n', &mut line)
@@ -118,6 +108,22 @@ fn replay(transcript: &Transcript, channel: Option<&str>) -> Result<(), String> 
     }
 }
 
+/// Sends every server frame due before the next client frame, from
+/// `frames[*next]` on.
+fn send_due(frames: &[&Frame], next: &mut usize, stdout: &mut impl Write) -> Result<(), String> {
+    while let Some(frame) = frames.get(*next) {
+        if frame.direction != Direction::ServerToClient {
+            break;
+        }
+        stdout
+            .write_all(&frame.bytes)
+            .and_then(|()| stdout.flush())
+            .map_err(|err| format!("cannot write to the client: {err}"))?;
+        *next += 1;
+    }
+    Ok(())
+}
+
 /// Blessing: answers in the transcript's order whatever comes, and keeps
 /// every client frame, to be written to `DIR/CHANNEL.frames` at the end.
 fn record(transcript: &Transcript, channel: Option<&str>) -> Result<(), String> {
@@ -127,16 +133,7 @@ fn record(transcript: &Transcript, channel: Option<&str>) -> Result<(), String> 
     let mut got: Vec<u8> = Vec::new();
     let mut next = 0;
     loop {
-        while let Some(frame) = frames.get(next) {
-            if frame.direction != Direction::ServerToClient {
-                break;
-            }
-            stdout
-                .write_all(&frame.bytes)
-                .and_then(|()| stdout.flush())
-                .map_err(|err| format!("cannot write to the client: {err}"))?;
-            next += 1;
-        }
+        send_due(&frames, &mut next, &mut stdout)?;
         let mut line = Vec::new();
         let read = stdin
             .read_until(b'\n', &mut line)
