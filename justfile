@@ -59,7 +59,7 @@ book-serve:
 bless NN="":
     cargo xtask bless {{NN}}
 
-# Regenerate the starter crates in chapters/ from the marked solutions (never over your edits without --force).
+# Regenerate the starter crates in chapters/ and the generated files of support/ from the marked solutions (never over your edits without --force).
 [private]
 starters *FLAGS:
     cargo xtask starters {{FLAGS}}
