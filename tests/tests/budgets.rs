@@ -18,10 +18,6 @@ const STILL_OVER: &[(u32, &[&str])] = &[
     (10, &["lines", "diff"]),
 ];
 
-/// Crates whose modules still import each other in a circle; it only
-/// shrinks, like STILL_OVER.
-const STILL_CIRCULAR: &[&str] = &[];
-
 #[test]
 fn chapters_keep_the_small_lessons_budgets() {
     let mut problems = Vec::new();
@@ -88,18 +84,12 @@ fn no_crate_imports_in_a_circle() {
     );
     let mut problems = Vec::new();
     for dir in crates {
-        let name = course::relative(&dir);
         let edges = budgets::imports(&budgets::sources(&dir));
-        let known = STILL_CIRCULAR.contains(&name.as_str());
-        match budgets::circle(&edges) {
-            Some(circle) if !known => problems.push(format!(
-                "{name}: modules import each other in a circle: {circle}"
-            )),
-            None if known => problems.push(format!(
-                "{name} has no import circle now: take it off STILL_CIRCULAR in \
-                 tests/tests/budgets.rs"
-            )),
-            _ => {}
+        if let Some(circle) = budgets::circle(&edges) {
+            problems.push(format!(
+                "{}: modules import each other in a circle: {circle}",
+                course::relative(&dir)
+            ));
         }
     }
     assert!(problems.is_empty(), "\n{}", problems.join("\n"));
