@@ -94,6 +94,16 @@ pub fn state(on_disk: Option<&[u8]>, recorded: Option<&str>, fresh: &[u8]) -> St
     }
 }
 
+/// The state of a file the generator no longer makes: there is no fresh
+/// version, so as recorded it is Stale, anything else is the learner's.
+pub fn gone_state(on_disk: Option<&[u8]>, recorded: &str) -> State {
+    match on_disk {
+        None => State::Missing,
+        Some(disk) if hash(disk) == recorded => State::Stale,
+        Some(_) => State::Edited,
+    }
+}
+
 /// One generated file of a starter crate.
 pub struct StarterFile {
     /// `chapters/03-add-tool/src/main.rs`.
@@ -103,6 +113,10 @@ pub struct StarterFile {
     pub state: State,
     /// The record's entry differs from the fresh output (or is missing).
     pub record_stale: bool,
+    /// The generator no longer makes this file (its solution file was
+    /// deleted or moved to `support/`): it is in the record only. `content`
+    /// is empty, and the file goes when it is the generator's own.
+    pub gone: bool,
 }
 
 /// Every generated file of one chapter's starter, with its state.
@@ -121,6 +135,29 @@ pub fn files(chapter: &Chapter, record: &Record) -> Result<Vec<StarterFile>, Str
             content,
             state,
             record_stale,
+            gone: false,
+        });
+    }
+    // What the generator once wrote here and writes no more. On disk as it
+    // was written, it is Stale (safe to delete); changed, it is the learner's.
+    let prefix = format!("chapters/{}/", chapter.dir);
+    let made: Vec<String> = out.iter().map(|file| file.name.clone()).collect();
+    for (name, recorded) in record.range(prefix.clone()..) {
+        if !name.starts_with(&prefix) {
+            break;
+        }
+        if made.contains(name) {
+            continue;
+        }
+        let path = chapter.starter_dir().join(&name[prefix.len()..]);
+        let state = gone_state(fs::read(&path).ok().as_deref(), recorded);
+        out.push(StarterFile {
+            name: name.clone(),
+            path,
+            content: String::new(),
+            state,
+            record_stale: true,
+            gone: true,
         });
     }
     Ok(out)
@@ -182,6 +219,11 @@ pub fn check() -> Result<Vec<Chapter>, String> {
         }
         for file in files {
             let why = match (file.state, file.record_stale) {
+                _ if file.gone => match file.state {
+                    State::Missing => "recorded, but no longer generated",
+                    State::Edited => "no longer generated, and edited by hand",
+                    _ => "no longer generated",
+                },
                 (State::Fresh, false) => continue,
                 (State::Fresh, true) => "not recorded in tests/starter-hashes.txt",
                 (State::Missing, _) => "missing",
@@ -207,6 +249,9 @@ pub struct Written {
     pub written: Vec<String>,
     /// Files with the learner's edits that were left alone.
     pub refused: Vec<String>,
+    /// Files the generator no longer makes, removed (an edited one only
+    /// with force, after its backup).
+    pub removed: Vec<String>,
     /// Where the learner's files were copied before being overwritten.
     pub backup: Option<PathBuf>,
 }
@@ -246,6 +291,15 @@ pub fn write(chapters: &[Chapter], force: bool) -> Result<Written, String> {
             done.backup = Some(folder.clone());
         }
         for file in &files {
+            if file.gone {
+                if file.state != State::Missing {
+                    fs::remove_file(&file.path)
+                        .map_err(|err| format!("cannot remove {}: {err}", file.name))?;
+                    done.removed.push(file.name.clone());
+                }
+                record.remove(&file.name);
+                continue;
+            }
             if file.state != State::Fresh {
                 fs::create_dir_all(file.path.parent().expect("a file has a folder"))
                     .and_then(|()| fs::write(&file.path, &file.content))
@@ -305,6 +359,15 @@ mod tests {
         assert_eq!(state(Some(b"x + y\n"), Some(&recorded), new), State::Edited);
         assert_eq!(state(Some(old), None, new), State::Edited);
         assert_eq!(state(None, Some(&recorded), new), State::Missing);
+    }
+
+    #[test]
+    fn a_file_no_longer_generated_is_deleted_only_as_it_was_written() {
+        let written = b"mod measure;\n";
+        let recorded = hash(written);
+        assert_eq!(gone_state(Some(written), &recorded), State::Stale);
+        assert_eq!(gone_state(Some(b"mod mine;\n"), &recorded), State::Edited);
+        assert_eq!(gone_state(None, &recorded), State::Missing);
     }
 
     #[test]

@@ -404,12 +404,17 @@ fn starters(args: &[String]) -> Result<(), String> {
             course::relative(backup)
         );
     }
-    if done.written.is_empty() {
-        if done.refused.is_empty() {
-            println!("up to date");
-        }
-    } else {
+    if !done.written.is_empty() {
         println!("wrote:\n  {}", done.written.join("\n  "));
+    }
+    if !done.removed.is_empty() {
+        println!(
+            "removed (no longer part of the starter):\n  {}",
+            done.removed.join("\n  ")
+        );
+    }
+    if done.written.is_empty() && done.removed.is_empty() && done.refused.is_empty() {
+        println!("up to date");
     }
     if done.refused.is_empty() {
         return Ok(());
