@@ -20,7 +20,7 @@ use hyper::{Method, Request, Response, StatusCode};
 use serde_json::Value;
 use tokio::net::TcpListener;
 
-use crate::http_util::{Body, accept_failed, accepted, blocking, declared_over, header_text};
+use crate::http_util::{Body, accept_failed, accepted, declared_over, header_text, run_handler};
 use crate::http_util::{bearer_token, is_json, json_reply, one_value_each, refusal};
 use crate::http_util::{spawn_connection, stop_signal};
 use crate::jsonrpc::{self, MAX_FRAME_BYTES, Message, Reply, RpcError};
@@ -161,7 +161,10 @@ async fn answer(request: Request<Incoming>, shared: Arc<Shared>) -> Response<Bod
         }
         Err(err) => return refusal(StatusCode::BAD_REQUEST, &format!("unreadable body: {err}")),
     };
-    blocking(move || post(&headers, &body, shared.server.as_ref())).await
+    run_handler(body, move |body| {
+        post(&headers, &body, shared.server.as_ref())
+    })
+    .await
 }
 // ANCHOR_END: handle
 

@@ -8,6 +8,10 @@ use serde_json::{Map, Value, json};
 use crate::SERVER_NAME;
 use crate::jsonrpc::RpcError;
 
+/// The draft tools' names, as `definitions` spells them: the calls that
+/// touch the state folder.
+pub const NAMES: [&str; 3] = ["start_draft", "append_to_draft", "read_draft"];
+
 pub fn definitions() -> [Value; 3] {
     let draft = json!({
         "type": "string",
@@ -131,4 +135,18 @@ pub fn tool_result(summary: String, structured: Value) -> Value {
 
 pub fn tool_error(advice: &str) -> Value {
     json!({ "content": [{ "type": "text", "text": advice }], "isError": true })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_the_definitions_names() {
+        let names: Vec<Value> = definitions()
+            .iter()
+            .map(|tool| tool["name"].clone())
+            .collect();
+        assert_eq!(names, NAMES.map(Value::from));
+    }
 }
