@@ -8,6 +8,7 @@ mod book;
 mod bundle;
 mod hint;
 mod learner;
+mod mutants;
 
 use std::fs;
 use std::io::{self, BufRead, BufReader, Write};
@@ -54,6 +55,9 @@ usage: cargo xtask <command>     (NN: a chapter, written 3, 03 or ch03)
                                measure start-up, round trip, throughput and memory
   bench --clone                the learner's time: a fresh clone's `cargo test`, cold and
                                warm, and CI's test step
+  bench --http [--seconds N]   chapter 12 under load, beside bare hyper (and the Python SDK)
+  mutants NN [--list]          mutate the code inside chapter NN's gaps (cargo-mutants) and
+                               run its tests on each mutant: every rule must be pinned
   bundle DIR                   a copy of the course for a room without internet:
                                the repository, vendored crates, the built book
 ";
@@ -85,6 +89,7 @@ fn main() -> ExitCode {
         Some("bench") if rest.iter().any(|arg| arg == "--clone") => bench_clone::run(rest),
         Some("bench") => bench::run(rest),
         Some("bundle") => bundle::run(rest),
+        Some("mutants") => mutants::run(rest),
         _ => Err(USAGE.to_string()),
     };
     match result {
