@@ -77,9 +77,7 @@ pub fn read_skill(dir: &Path) -> Result<Skill, String> {
         files::read_text(&file, files::MAX_TEXT).map_err(|unread| format!("SKILL.md: {unread}"))?;
     let (fields, body) =
         frontmatter::split(&text, "SKILL.md").map_err(|rule| format!("frontmatter: {rule}"))?;
-    if let Some((field, rule)) = validate(&fields, dir) {
-        return Err(format!("{field}: {rule}"));
-    }
+    validate(&fields, dir)?;
     let root = dir.canonicalize().map_err(|err| format!("folder: {err}"))?;
     Ok(Skill {
         name: frontmatter::text(&fields, "name").trim().to_string(),
@@ -92,9 +90,9 @@ pub fn read_skill(dir: &Path) -> Result<Skill, String> {
 // ANCHOR_END: read_skill
 
 // ANCHOR: validate
-/// The first broken rule, as (field, rule), in the order skills-ref
+/// The first broken rule, as `FIELD: RULE`, in the order skills-ref
 /// checks them: unknown fields, then name, description, compatibility.
-pub fn validate(fields: &[(String, Yaml)], dir: &Path) -> Option<(String, String)> {
+pub fn validate(fields: &[(String, Yaml)], dir: &Path) -> Result<(), String> {
     // The first unknown field in sorted order, as skills-ref reports it.
     let unknown = fields
         .iter()
@@ -103,24 +101,16 @@ pub fn validate(fields: &[(String, Yaml)], dir: &Path) -> Option<(String, String
         .min();
     if let Some(key) = unknown {
         let allowed = ALLOWED_FIELDS.join(", ");
-        let rule = format!("not a field of the specification (allowed: {allowed})");
-        return Some((key.to_string(), rule));
+        return Err(format!(
+            "{key}: not a field of the specification (allowed: {allowed})"
+        ));
     }
     let field = |name: &str| frontmatter::field(fields, name);
-    let checks = [
-        ("name", validate_name(field("name"), dir)),
-        (
-            "description",
-            validate_text(field("description"), true, MAX_DESCRIPTION),
-        ),
-        (
-            "compatibility",
-            validate_text(field("compatibility"), false, MAX_COMPATIBILITY),
-        ),
-    ];
-    checks
-        .into_iter()
-        .find_map(|(name, check)| check.err().map(|rule| (name.to_string(), rule)))
+    validate_name(field("name"), dir).map_err(|rule| format!("name: {rule}"))?;
+    validate_text(field("description"), true, MAX_DESCRIPTION)
+        .map_err(|rule| format!("description: {rule}"))?;
+    validate_text(field("compatibility"), false, MAX_COMPATIBILITY)
+        .map_err(|rule| format!("compatibility: {rule}"))
 }
 
 /// The name: the rules of the specification, and the folder's own name.
