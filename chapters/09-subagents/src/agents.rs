@@ -7,7 +7,7 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use wire_host::skills;
+use wire_host::frontmatter;
 use wire_host::yaml::Yaml;
 
 /// The longest name Claude Code loads.
@@ -124,8 +124,8 @@ pub fn read_agent(path: &Path, skill_names: &[&str]) -> Result<Agent, String> {
     if !text.starts_with("---") {
         return Err("an agent file starts with a --- line, then its frontmatter".into());
     }
-    let (fields, prompt) =
-        skills::parse_skill_md(&text).map_err(|rule| format!("frontmatter: {rule}"))?;
+    let (fields, prompt) = frontmatter::split(&text, "an agent file")
+        .map_err(|rule| format!("frontmatter: {rule}"))?;
     let field = |name: &str| fields.iter().find(|(key, _)| key == name).map(|(_, v)| v);
     // TODO(ch09/validate): name (required: lowercase letters, digits and
     // hyphens, not starting with a hyphen, at most 256), description

@@ -8,7 +8,7 @@ use crate::skill_tools;
 use crate::skills::{self, Skill};
 use wire_host::host::Host;
 use wire_host::model::{MAIN, Model};
-use wire_host::tokens;
+use wire_host::{show, tokens};
 
 /// What the model is told about its situation, in every request.
 const SYSTEM: &str = "You are a careful assistant. Use the tools for arithmetic.";
@@ -87,11 +87,9 @@ fn fits_the_api(name: &str) -> bool {
 /// The system prompt: the chapter 7 sentence, then the skill catalogue
 /// (tier 1) when there are skills.
 pub fn system_prompt(skills: &[Skill]) -> String {
-    let catalogue = skills::catalogue(skills);
-    if catalogue.is_empty() {
-        SYSTEM.to_string()
-    } else {
-        format!("{SYSTEM}\n\n{catalogue}")
+    match skills::catalogue(skills).as_str() {
+        "" => SYSTEM.to_string(),
+        catalogue => format!("{SYSTEM}\n\n{catalogue}"),
     }
 }
 // ANCHOR_END: system_prompt
@@ -127,17 +125,10 @@ async fn run_tool(host: &Host, skills: &[Skill], call: &Value) -> Value {
         Ok(result) => (text_of(&result["content"]), result["isError"] == true),
         Err(err) => (err, true),
     };
-    // A skill's text is long: its cost in tokens says more than its lines.
-    let shown = if skill_tools::handles(skills, name) && !is_error {
-        format!("{} tokens (cl100k_base)", tokens::count(&text))
-    } else {
-        text.clone()
-    };
-    println!(
-        "  {} {name} {} -> {shown}",
-        if is_error { "error" } else { "tool" },
-        call["input"]
-    );
+    // A skill's text is long: show::tool_call shows its cost in tokens.
+    let long = skill_tools::handles(skills, name);
+    let line = show::tool_call(name, &call["input"], &text, is_error, long);
+    println!("{line}");
     let mut block = json!({ "type": "tool_result", "tool_use_id": call["id"], "content": text });
     if is_error {
         block["is_error"] = json!(true);

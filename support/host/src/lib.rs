@@ -15,6 +15,15 @@ pub mod agents;
 pub mod cli;
 /// Chapter 6: one MCP server on its pipes.
 pub mod connection;
+/// A folder of definitions read one by one, the first of a name winning
+/// (not generated: bookkeeping that chapters 8 and 9 share).
+pub mod entries;
+/// Reading files safely: regular files only, bounded, UTF-8; listing a
+/// folder, bounded (not generated: protective code, no chapter's lesson).
+pub mod files;
+/// Markdown with YAML frontmatter, split at its `---` lines (not
+/// generated: format plumbing of SKILL.md and agent files).
+pub mod frontmatter;
 /// Chapter 6: several servers and one merged catalogue.
 pub mod host;
 /// Chapter 9: the parallel join of subagents.

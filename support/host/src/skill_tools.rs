@@ -10,17 +10,15 @@
 //! Both answer with text for a `tool_result`; an `Err` goes back to the
 //! model marked `is_error`, worded so it can try again.
 
-use std::io::Read;
 use std::path::{Component, Path};
 
 use serde_json::{Value, json};
+use wire_host::files::{self, Unread};
 
 use crate::skills::{Skill, escape};
 
 pub const SKILL: &str = "Skill";
 pub const READ_SKILL_FILE: &str = "read_skill_file";
-/// The largest file `read_skill_file` returns: a reference, not a data set.
-pub const MAX_FILE_BYTES: u64 = 256 * 1024;
 /// The most files `Skill` lists, so a huge folder cannot flood the context.
 const MAX_LISTED: usize = 100;
 
@@ -68,16 +66,13 @@ pub fn handles(skills: &[Skill], name: &str) -> bool {
 /// Runs `Skill` or `read_skill_file` with the model's input.
 pub fn run(skills: &[Skill], name: &str, input: &Value) -> Result<String, String> {
     let wanted = input["skill"].as_str().unwrap_or_default();
-    let skill = skills
-        .iter()
-        .find(|skill| skill.name == wanted)
-        .ok_or_else(|| {
-            let names: Vec<&str> = skills.iter().map(|skill| skill.name.as_str()).collect();
-            format!(
-                "there is no skill named {wanted:?}; the skills are: {}",
-                names.join(", ")
-            )
-        })?;
+    let Some(skill) = skills.iter().find(|skill| skill.name == wanted) else {
+        let names: Vec<&str> = skills.iter().map(|skill| skill.name.as_str()).collect();
+        let names = names.join(", ");
+        return Err(format!(
+            "there is no skill named {wanted:?}; the skills are: {names}"
+        ));
+    };
     if name == SKILL {
         return Ok(activate(skill));
     }
@@ -103,30 +98,9 @@ pub fn activate(skill: &Skill) -> String {
 }
 
 /// The files of a skill folder, SKILL.md aside, as sorted relative paths
-/// with `/`: listed, not read. Symlinks are listed, not followed.
+/// with `/`: listed, not read, and at most MAX_LISTED of them.
 pub fn files_of(dir: &Path) -> Vec<String> {
-    let mut files = Vec::new();
-    let mut folders = vec![dir.to_path_buf()];
-    while let Some(folder) = folders.pop() {
-        for entry in std::fs::read_dir(&folder).into_iter().flatten().flatten() {
-            let path = entry.path();
-            if entry.file_type().is_ok_and(|kind| kind.is_dir()) {
-                folders.push(path);
-            } else if let Ok(relative) = path.strip_prefix(dir) {
-                let relative = relative.to_string_lossy().replace('\\', "/");
-                if relative != "SKILL.md" && relative != "skill.md" {
-                    files.push(relative);
-                }
-            }
-        }
-    }
-    files.sort();
-    if files.len() > MAX_LISTED {
-        let more = files.len() - MAX_LISTED;
-        files.truncate(MAX_LISTED);
-        files.push(format!("… and {more} more"));
-    }
-    files
+    files::list(dir, &["SKILL.md", "skill.md"], MAX_LISTED)
 }
 
 /// Tier 3: one file of the skill, confined to the skill's folder. Every
@@ -156,31 +130,16 @@ pub fn read_file(skill: &Skill, path: &str) -> Result<String, String> {
             "{path:?} leads outside the skill's folder: refused"
         ));
     }
-    // Look before opening (opening a named pipe waits for a writer), then
-    // ask the open file again: what is read is what was checked.
-    let not_a_file =
-        || format!("{path:?} is not a regular file (a folder or a device): give a file");
-    if !file.is_file() {
-        return Err(not_a_file());
-    }
-    let mut opened = std::fs::File::open(&file).map_err(|err| format!("{path:?}: {err}"))?;
-    let meta = opened
-        .metadata()
-        .map_err(|err| format!("{path:?}: {err}"))?;
-    if !meta.is_file() {
-        return Err(not_a_file());
-    }
-    if meta.len() > MAX_FILE_BYTES {
-        return Err(format!(
-            "{path:?} is {} bytes, over the {MAX_FILE_BYTES}-byte limit for a skill file",
-            meta.len()
-        ));
-    }
-    let mut bytes = Vec::new();
-    (&mut opened)
-        .take(MAX_FILE_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|err| format!("{path:?}: {err}"))?;
-    String::from_utf8(bytes)
-        .map_err(|_| format!("{path:?} is not UTF-8 text: this tool reads text files only"))
+    // wire_host::files reads only a regular file (checked before opening
+    // and again on the open file), at most MAX_TEXT bytes, as UTF-8.
+    let refusal = match files::read_text(&file, files::MAX_TEXT) {
+        Ok(text) => return Ok(text),
+        Err(Unread::NotAFile) => "is not a regular file (a folder or a device): give a file".into(),
+        Err(Unread::TooLarge { size, limit }) => {
+            format!("is {size} bytes, over the {limit}-byte limit for a skill file")
+        }
+        Err(Unread::NotUtf8) => "is not UTF-8 text: this tool reads text files only".into(),
+        Err(Unread::Io(err)) => return Err(format!("{path:?}: {err}")),
+    };
+    Err(format!("{path:?} {refusal}"))
 }
