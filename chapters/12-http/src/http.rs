@@ -21,7 +21,7 @@ use serde_json::Value;
 use tokio::net::TcpListener;
 
 use crate::http_util::{Body, accept_failed, accepted, blocking, declared_over, header_text};
-use crate::http_util::{bearer_token, is_json, json_reply, one_value_each, refusal};
+use crate::http_util::{bearer_token, is_json, json_reply, one_value, one_value_each, refusal};
 use crate::http_util::{spawn_connection, stop_signal};
 use crate::jsonrpc::{self, MAX_FRAME_BYTES, Message, Reply, RpcError};
 use crate::modern::{self, MODERN_VERSION};
@@ -188,7 +188,7 @@ fn post(headers: &HeaderMap, body: &[u8], server: &dyn Handler) -> Response<Body
     if !modern {
         // Errors of the legacy era travel as 200: the HTTP exchange worked,
         // the JSON-RPC request did not.
-        let (notifications, outcome) = match legacy_revision(&method, version) {
+        let (notifications, outcome) = match legacy_revision(&method, headers) {
             Ok(protocol_version) => {
                 let mut handshake = Handshake { protocol_version };
                 server.request(&method, params, Era::Legacy(&mut handshake))
@@ -303,7 +303,9 @@ fn expect_header(headers: &HeaderMap, name: &str, body_value: &str) -> Result<()
 /// 2025-11-25 and 2025-06-18 agree on a revision in `initialize`, and the
 /// client then names it in `MCP-Protocol-Version` on every request. We keep
 /// no session, so that header is the only memory of the handshake.
-fn legacy_revision(method: &str, version: Option<&str>) -> Result<Option<String>, RpcError> {
+fn legacy_revision(method: &str, headers: &HeaderMap) -> Result<Option<String>, RpcError> {
+    // Sent twice, two ways: a gateway reading the last would see another revision.
+    let version = one_value(headers, "MCP-Protocol-Version").map_err(RpcError::invalid_request)?;
     if method == "initialize" {
         return Ok(None);
     }

@@ -70,19 +70,27 @@ pub const MCP_HEADERS: [&str; 3] = ["MCP-Protocol-Version", "Mcp-Method", "Mcp-N
 /// values, as a header mismatch (`code`, chapter 12's -32020).
 pub fn one_value_each(headers: &HeaderMap, code: i64) -> Result<(), RpcError> {
     for name in MCP_HEADERS {
-        let mut values = headers.get_all(name).iter();
-        if let Some(first) = values.next()
-            && let Some(other) = values.find(|value| *value != first)
-        {
-            let shown =
-                |value: &HeaderValue| String::from_utf8_lossy(value.as_bytes()).into_owned();
-            let (first, other) = (shown(first), shown(other));
-            let detail =
-                format!("Header mismatch: {name} is sent twice, as '{first}' and '{other}'");
-            return Err(RpcError::new(code, detail));
-        }
+        one_value(headers, name)
+            .map_err(|problem| RpcError::new(code, format!("Header mismatch: {problem}")))?;
     }
     Ok(())
+}
+
+/// The text of header `name`, which may be sent more than once only with
+/// one value: two different values are an error that names both. The
+/// legacy era has no header mismatch error, so chapter 12 refuses it there
+/// as an invalid request; in 2026-07-28 it is `one_value_each`'s -32020.
+pub fn one_value<'a>(headers: &'a HeaderMap, name: &str) -> Result<Option<&'a str>, String> {
+    let mut values = headers.get_all(name).iter();
+    let Some(first) = values.next() else {
+        return Ok(None);
+    };
+    if let Some(other) = values.find(|value| *value != first) {
+        let shown = |value: &HeaderValue| String::from_utf8_lossy(value.as_bytes()).into_owned();
+        let (first, other) = (shown(first), shown(other));
+        return Err(format!("{name} is sent twice, as '{first}' and '{other}'"));
+    }
+    Ok(first.to_str().ok())
 }
 
 /// The token of an `Authorization: Bearer TOKEN` header. The scheme's name
