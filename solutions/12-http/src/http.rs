@@ -20,13 +20,13 @@ use hyper::{Method, Request, Response, StatusCode};
 use serde_json::Value;
 use tokio::net::TcpListener;
 
-use crate::http_util::{Body, accept_failed, accepted, blocking, declared_over, header_text};
+use crate::SERVER_NAME;
+use crate::http_util::{Body, accept_failed, accepted, blocking, declared_over, decoded_name};
 use crate::http_util::{bearer_token, is_json, json_reply, one_value, one_value_each, refusal};
-use crate::http_util::{spawn_connection, stop_signal};
+use crate::http_util::{header_text, spawn_connection, stop_signal};
 use crate::jsonrpc::{self, MAX_FRAME_BYTES, Message, Reply, RpcError};
 use crate::modern::{self, MODERN_VERSION};
 use crate::server::{Era, Handshake, SUPPORTED_PROTOCOL_VERSIONS, Server};
-use crate::{SERVER_NAME, base64};
 
 /// The one path this server answers on.
 pub const ENDPOINT: &str = "/mcp";
@@ -288,26 +288,29 @@ fn check_modern_headers(
     }
 }
 
-/// The header must be there and say `body_value`, plainly or in the
-/// `=?base64?…?=` form that carries what a header cannot.
+/// The header must be there and say `body_value`; `Mcp-Name` may say it
+/// as `=?base64?…?=`, the form that carries what a header cannot.
 fn expect_header(headers: &HeaderMap, name: &str, body_value: &str) -> Result<(), RpcError> {
     let mismatch =
         |detail: String| RpcError::new(HEADER_MISMATCH, format!("Header mismatch: {detail}"));
     // GAP(ch12/header): no header `name`: `mismatch("the {name} header is
-    // missing")`. A value equal to `body_value`, or to its base64 form
-    // `=?base64?…?=` (base64::encode), is fine; any other value is
-    // `mismatch("{name} header value '{shown}' does not match body value
-    // '{body_value}'")`, where `shown` is the header's text.
-    // starter: let _ = (headers, name, body_value, mismatch, base64::encode);
+    // missing")`. What it says: `decoded_name(value)` for Mcp-Name (`None`:
+    // unreadable), its bytes for the others. Equal to `body_value`: fine;
+    // else `mismatch("{name} header value '{shown}' does not match body
+    // value '{body_value}'")`: `shown` is what it says, or else its text.
+    // starter: let _ = (headers, name, body_value, mismatch, decoded_name);
     // starter: Ok(())
     let Some(value) = headers.get(name) else {
         return Err(mismatch(format!("the {name} header is missing")));
     };
-    let encoded = format!("=?base64?{}?=", base64::encode(body_value.as_bytes()));
-    if value.as_bytes() == body_value.as_bytes() || value.as_bytes() == encoded.as_bytes() {
+    let said = match name {
+        "Mcp-Name" => decoded_name(value),
+        _ => Some(value.as_bytes().to_vec()),
+    };
+    if said.as_deref() == Some(body_value.as_bytes()) {
         return Ok(());
     }
-    let shown = String::from_utf8_lossy(value.as_bytes());
+    let shown = String::from_utf8_lossy(said.as_deref().unwrap_or(value.as_bytes()));
     Err(mismatch(format!(
         "{name} header value '{shown}' does not match body value '{body_value}'"
     )))
