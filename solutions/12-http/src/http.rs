@@ -238,11 +238,11 @@ fn answer_with(status: StatusCode, reply: &Reply, notifications: Vec<Value>) -> 
 // ANCHOR_END: post
 
 // ANCHOR: modern_status
-/// 2026-07-28 gives each error its HTTP status, so that a gateway can act
-/// on a failure without reading the body.
+/// An HTTP status for each 2026-07-28 error, so that a gateway can act on a
+/// failure unread. The spec fixes 404 for -32601 and 400 for -32020 to -32022.
 fn modern_status(code: i64) -> StatusCode {
-    // GAP(ch12/status): -32601 (no such method) is 404 Not Found, -32603
-    // (the server's own fault) is 500, and every other error is 400.
+    // GAP(ch12/status): -32601 (no such method) is 404 Not Found; our choice:
+    // -32603 (the server's own fault) is 500, and every other error is 400.
     // starter: let _ = code;
     // starter: StatusCode::OK
     match code {
