@@ -476,6 +476,58 @@ fn out_of_file_descriptors_the_accept_loop_rests_instead_of_spinning() {
     );
 }
 
+#[test]
+fn a_fifo_named_like_a_draft_is_refused_and_nobody_waits() {
+    let state = scratch("fifo");
+    let made = Command::new("mkfifo")
+        .arg(state.join("draft-1.json"))
+        .status();
+    assert!(made.is_ok_and(|status| status.success()), "mkfifo failed");
+    let server = Server::start(&["--state", state.to_str().unwrap()]);
+    // Opening a FIFO would wait for a writer; the server refuses it by name.
+    let refused = server.call("read_draft", json!({ "draft": "draft-1" }), "");
+    assert!(
+        refused.contains("draft-1.json in the state folder is not a regular file"),
+        "{refused}"
+    );
+    let reply = server.call("add", json!({ "a": 2, "b": 3 }), "");
+    assert!(reply.contains("{\\\"sum\\\":5}"), "{reply}");
+}
+
+#[test]
+fn refusals_in_a_loop_are_logged_once_per_thousand() {
+    let server = Server::start(&[]);
+    // 1,500 refusals (a GET is 405) on one keep-alive connection.
+    let mut stream = server.connect();
+    for n in 0..1500 {
+        stream
+            .write_all(b"GET /mcp HTTP/1.1\r\nHost: x\r\n\r\n")
+            .unwrap();
+        let mut seen = Vec::new();
+        assert!(read_reply(&mut stream, &mut seen).unwrap(), "refusal {n}");
+        assert!(seen.starts_with(b"HTTP/1.1 405"), "refusal {n}");
+    }
+    // SIGTERM: the server says bye and exits, so its log is all there.
+    let pid = server.child.id().to_string();
+    assert!(
+        Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let lines: Vec<String> = server.log.lock().unwrap().iter().collect();
+    let refusals: Vec<&String> = lines.iter().filter(|line| line.contains(" 405 ")).collect();
+    assert_eq!(
+        refusals,
+        [
+            "ch12-http: 405 only POST is served here",
+            "ch12-http: 405 only POST is served here (1000 so far)",
+        ],
+        "{lines:#?}"
+    );
+}
+
 /// Two instances behind a real load balancer: nginx from the distribution,
 /// started here on loopback ports, round-robin. Each call goes through
 /// nginx, so the instances take turns as they would in production; the
