@@ -231,7 +231,34 @@ fn unfinished_headers_and_bodies_are_cut_off_while_others_are_served() {
             .expect("a stalled connection was never closed");
         assert!(!seen.contains("200 OK"), "{what}: {seen}");
     }
-    drop(idle); // IDLE_TIMEOUT is 30 s: not waited for here.
+    drop(idle); // IDLE_TIMEOUT is 30 s: its own test waits for it.
+}
+
+/// Takes IDLE_TIMEOUT (30 s): the server, not this test, ends the wait.
+#[test]
+fn idle_connections_are_closed_by_the_server() {
+    let server = Server::start(&[]);
+    // One connection that never sends a byte, one that goes quiet after
+    // an answer on a keep-alive connection.
+    let silent = server.connect();
+    let mut quiet = server.connect();
+    assert!(exchange(&mut quiet).starts_with("HTTP/1.1 200"));
+    let (sender, receiver) = mpsc::channel();
+    for (stream, what) in [(silent, "a silent connection"), (quiet, "a quiet one")] {
+        // The safety net must outlast IDLE_TIMEOUT.
+        stream
+            .set_read_timeout(Some(LIMIT + Duration::from_secs(30)))
+            .unwrap();
+        let sender = sender.clone();
+        std::thread::spawn(move || sender.send((what, closed_by_server(stream, what))));
+    }
+    drop(sender);
+    for _ in 0..2 {
+        let (what, seen) = receiver
+            .recv()
+            .expect("an idle connection was never closed");
+        assert!(seen.is_empty(), "{what}: {seen}");
+    }
 }
 
 #[test]
