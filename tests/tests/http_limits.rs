@@ -6,11 +6,11 @@
 #![cfg(unix)]
 
 use std::fs::File;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, ErrorKind, Read, Write};
 use std::net::TcpStream;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
+use std::sync::{Mutex, mpsc};
 use std::time::Duration;
 
 use serde_json::{Value, json};
@@ -27,11 +27,28 @@ fn binary() -> PathBuf {
 struct Server {
     child: Child,
     address: String,
+    /// The server's stderr after its first line, line by line (in a
+    /// mutex, so that threads can share the server).
+    log: Mutex<mpsc::Receiver<String>>,
 }
 
 impl Server {
     fn start(args: &[&str]) -> Server {
-        let mut child = Command::new(binary())
+        Server::start_under(&[], args)
+    }
+
+    /// Starts the server under `wrapper` (a program and its arguments, to
+    /// which the binary and its arguments are appended), if any.
+    fn start_under(wrapper: &[&str], args: &[&str]) -> Server {
+        let mut command = match wrapper.split_first() {
+            Some((program, rest)) => {
+                let mut command = Command::new(program);
+                command.args(rest).arg(binary());
+                command
+            }
+            None => Command::new(binary()),
+        };
+        let mut child = command
             .args(["--listen", "127.0.0.1:0"])
             .args(args)
             .env_remove("WIRE_TOKEN")
@@ -50,8 +67,17 @@ impl Server {
             .unwrap_or_else(|| panic!("unexpected first line: {first:?}"))
             .to_string();
         // Keep reading the log so the server never blocks on a full pipe.
-        std::thread::spawn(move || std::io::copy(&mut log, &mut std::io::sink()));
-        Server { child, address }
+        let (lines, received) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in log.lines().map_while(Result::ok) {
+                let _ = lines.send(line);
+            }
+        });
+        Server {
+            child,
+            address,
+            log: Mutex::new(received),
+        }
     }
 
     fn connect(&self) -> TcpStream {
@@ -60,7 +86,7 @@ impl Server {
         stream
     }
 
-    /// POSTs a `tools/call` and returns the reply's body.
+    /// POSTs a `tools/call` and returns the response.
     fn call(&self, tool: &str, arguments: Value, extra: &str) -> String {
         let meta = json!({
             "io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -69,12 +95,20 @@ impl Server {
         let params = json!({ "_meta": meta, "name": tool, "arguments": arguments });
         let body = json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params })
             .to_string();
+        let headers = format!(
+            "MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: {tool}\r\n{extra}"
+        );
+        self.post(&headers, &body)
+    }
+
+    /// POSTs `body` with `headers` (each line ending in CRLF) besides the
+    /// usual ones, on a connection of its own, and returns the response.
+    fn post(&self, headers: &str, body: &str) -> String {
         let mut stream = self.connect();
         write!(
             stream,
-            "POST /mcp HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n\
-             MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: {tool}\r\n\
-             {extra}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            "POST /mcp HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n{headers}\
+             Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
             body.len()
         )
         .unwrap();
@@ -197,7 +231,34 @@ fn unfinished_headers_and_bodies_are_cut_off_while_others_are_served() {
             .expect("a stalled connection was never closed");
         assert!(!seen.contains("200 OK"), "{what}: {seen}");
     }
-    drop(idle); // IDLE_TIMEOUT is 30 s: not waited for here.
+    drop(idle); // IDLE_TIMEOUT is 30 s: its own test waits for it.
+}
+
+/// Takes IDLE_TIMEOUT (30 s): the server, not this test, ends the wait.
+#[test]
+fn idle_connections_are_closed_by_the_server() {
+    let server = Server::start(&[]);
+    // One connection that never sends a byte, one that goes quiet after
+    // an answer on a keep-alive connection.
+    let silent = server.connect();
+    let mut quiet = server.connect();
+    assert!(exchange(&mut quiet).starts_with("HTTP/1.1 200"));
+    let (sender, receiver) = mpsc::channel();
+    for (stream, what) in [(silent, "a silent connection"), (quiet, "a quiet one")] {
+        // The safety net must outlast IDLE_TIMEOUT.
+        stream
+            .set_read_timeout(Some(LIMIT + Duration::from_secs(30)))
+            .unwrap();
+        let sender = sender.clone();
+        std::thread::spawn(move || sender.send((what, closed_by_server(stream, what))));
+    }
+    drop(sender);
+    for _ in 0..2 {
+        let (what, seen) = receiver
+            .recv()
+            .expect("an idle connection was never closed");
+        assert!(seen.is_empty(), "{what}: {seen}");
+    }
 }
 
 #[test]
@@ -229,6 +290,269 @@ fn two_values_of_one_mcp_header_are_a_header_mismatch() {
         assert!(reply.starts_with("HTTP/1.1 400"), "{extra}: {reply}");
         assert!(reply.contains("-32020"), "{extra}: {reply}");
     }
+}
+
+#[test]
+fn two_values_of_the_legacy_protocol_version_header_are_refused() {
+    let server = Server::start(&[]);
+    // A legacy request (no `_meta`): the era comes from the header alone,
+    // so a gateway that reads the last value would see another revision.
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
+    for (first, second) in [("2025-11-25", "2025-06-18"), ("2025-11-25", "2026-07-28")] {
+        let headers =
+            format!("MCP-Protocol-Version: {first}\r\nMCP-Protocol-Version: {second}\r\n");
+        let reply = server.post(&headers, body);
+        assert!(reply.starts_with("HTTP/1.1 400"), "{second}: {reply}");
+        let told = format!(
+            r#""id":1,"error":{{"code":-32600,"message":"Invalid Request: MCP-Protocol-Version is sent twice, as '{first}' and '{second}'"}}"#
+        );
+        assert!(reply.contains(&told), "{second}: {reply}");
+    }
+    // The same value twice is one value.
+    let headers = "MCP-Protocol-Version: 2025-11-25\r\nMCP-Protocol-Version: 2025-11-25\r\n";
+    let reply = server.post(headers, body);
+    assert!(reply.starts_with("HTTP/1.1 200"), "{reply}");
+}
+
+/// A keep-alive `tools/call` of `add`, as raw HTTP.
+fn add_request() -> Vec<u8> {
+    let body = json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+        },
+        "name": "add", "arguments": { "a": 2, "b": 3 },
+    }})
+    .to_string();
+    format!(
+        "POST /mcp HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n\
+         MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: add\r\n\
+         Content-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .into_bytes()
+}
+
+/// Reads from `stream` into `seen` until `seen` holds one whole response
+/// (its head, then `Content-Length` bytes): `Ok(true)`; `Ok(false)` if the
+/// server closed first. A read timeout comes back as the error, and `seen`
+/// keeps what came, so the caller can look elsewhere and read on.
+fn read_reply(stream: &mut TcpStream, seen: &mut Vec<u8>) -> std::io::Result<bool> {
+    loop {
+        if let Some(end) = seen.windows(4).position(|window| window == b"\r\n\r\n") {
+            let head = String::from_utf8_lossy(&seen[..end]).to_ascii_lowercase();
+            let length = head
+                .lines()
+                .find_map(|line| line.strip_prefix("content-length:"))
+                .and_then(|length| length.trim().parse::<usize>().ok())
+                .unwrap_or(0);
+            if seen.len() >= end + 4 + length {
+                return Ok(true);
+            }
+        }
+        let mut buffer = [0; 4096];
+        match stream.read(&mut buffer)? {
+            0 => return Ok(false),
+            n => seen.extend_from_slice(&buffer[..n]),
+        }
+    }
+}
+
+/// One `add` on a connection that stays open; the response, or what came
+/// before the server closed it ("" if it reset it).
+fn exchange(stream: &mut TcpStream) -> String {
+    let mut seen = Vec::new();
+    // Writing to a connection the server already closed may fail: then
+    // there is no answer to read either.
+    if stream.write_all(&add_request()).is_ok() {
+        match read_reply(stream, &mut seen) {
+            Ok(_) => {}
+            Err(err) if err.kind() == std::io::ErrorKind::ConnectionReset => {}
+            Err(err) => panic!("no answer and no close: {err}"),
+        }
+    }
+    String::from_utf8_lossy(&seen).into_owned()
+}
+
+/// `MAX_CONNECTIONS` in support/server/src/http_util.rs.
+const MAX_CONNECTIONS: usize = 1024;
+
+/// Lets this process, and the servers it starts from now on, open `wanted`
+/// files, if the hard limit allows it (a soft limit of 1,024 is common).
+/// False, with a line saying so, if it does not.
+fn raise_open_files(wanted: u64) -> bool {
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit and setrlimit only read and write the struct given.
+    let raised = unsafe {
+        libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) == 0 && {
+            let wanted = wanted as libc::rlim_t;
+            limit.rlim_cur >= wanted
+                || limit.rlim_max >= wanted && {
+                    limit.rlim_cur = wanted;
+                    libc::setrlimit(libc::RLIMIT_NOFILE, &limit) == 0
+                }
+        }
+    };
+    if !raised {
+        let problem = format!(
+            "skipped: this test needs {wanted} open files and the hard limit is lower \
+             (raise it: ulimit -Hn {wanted}, as root)"
+        );
+        assert!(std::env::var_os("CI").is_none(), "{problem}");
+        eprintln!("{problem}");
+    }
+    raised
+}
+
+#[test]
+fn one_connection_over_the_limit_is_closed_and_a_freed_place_is_served() {
+    if !raise_open_files(MAX_CONNECTIONS as u64 + 256) {
+        return;
+    }
+    let server = Server::start(&[]);
+    // Fill the server: each connection is answered once and stays open.
+    let mut held = Vec::new();
+    for n in 0..MAX_CONNECTIONS {
+        let mut stream = server.connect();
+        let reply = exchange(&mut stream);
+        assert!(reply.starts_with("HTTP/1.1 200"), "connection {n}: {reply}");
+        held.push(stream);
+    }
+    // One more is closed unanswered.
+    let refused = exchange(&mut server.connect());
+    assert!(
+        refused.is_empty(),
+        "connection {} was served: {refused}",
+        MAX_CONNECTIONS + 1
+    );
+    // A connection that ends frees its place: once the server has seen
+    // the close, the next connection is served.
+    drop(held.pop());
+    let served = (0..200).any(|_| {
+        let reply = exchange(&mut server.connect());
+        let served = reply.starts_with("HTTP/1.1 200");
+        if !served {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        served
+    });
+    assert!(served, "no connection was served after one closed");
+}
+
+#[test]
+fn out_of_file_descriptors_the_accept_loop_rests_instead_of_spinning() {
+    // 32 open files: the server runs out after a couple of dozen connections.
+    let limited = ["sh", "-c", "ulimit -n 32 && exec \"$0\" \"$@\""];
+    let server = Server::start_under(&limited, &[]);
+    let mut lines = Vec::new();
+    let mut held = Vec::new();
+    // Connect, one at a time, until a connection is not accepted: the
+    // server says "accept failed" and the connection waits in the backlog.
+    let (mut waiting, mut seen) = loop {
+        assert!(
+            held.len() < 64,
+            "the server never ran out of file descriptors"
+        );
+        let mut stream = server.connect();
+        stream.write_all(&add_request()).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_millis(100)))
+            .unwrap();
+        let mut seen = Vec::new();
+        let accepted = loop {
+            match read_reply(&mut stream, &mut seen) {
+                Ok(true) => break true,
+                Ok(false) => panic!("the server closed connection {}", held.len() + 1),
+                Err(err) if matches!(err.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {
+                    lines.extend(server.log.lock().unwrap().try_iter());
+                    if lines.iter().any(|line| line.contains("accept failed")) {
+                        break false;
+                    }
+                }
+                Err(err) => panic!("{err}"),
+            }
+        };
+        if !accepted {
+            break (stream, seen);
+        }
+        held.push(stream);
+    };
+    // The server stays out of descriptors for a second. Resting
+    // ACCEPT_BACKOFF (100 ms) after each failure, it fails about ten
+    // times; spinning, it fails hundreds of thousands of times, and logs
+    // a line per LOG_EVERY (1,000) of them.
+    std::thread::sleep(Duration::from_secs(1));
+    // A closed connection gives the server a descriptor back, and the one
+    // that waited is accepted and answered.
+    drop(held.pop());
+    waiting.set_read_timeout(Some(LIMIT)).unwrap();
+    let answered = read_reply(&mut waiting, &mut seen).expect("the waiting connection was served");
+    assert!(answered && seen.starts_with(b"HTTP/1.1 200"), "{seen:?}");
+    lines.extend(server.log.lock().unwrap().try_iter());
+    let failures: Vec<&String> = lines
+        .iter()
+        .filter(|line| line.contains("accept failed"))
+        .collect();
+    assert_eq!(
+        failures.len(),
+        1,
+        "over 1,000 failed accepts: {failures:#?}"
+    );
+}
+
+#[test]
+fn a_fifo_named_like_a_draft_is_refused_and_nobody_waits() {
+    let state = scratch("fifo");
+    let made = Command::new("mkfifo")
+        .arg(state.join("draft-1.json"))
+        .status();
+    assert!(made.is_ok_and(|status| status.success()), "mkfifo failed");
+    let server = Server::start(&["--state", state.to_str().unwrap()]);
+    // Opening a FIFO would wait for a writer; the server refuses it by name.
+    let refused = server.call("read_draft", json!({ "draft": "draft-1" }), "");
+    assert!(
+        refused.contains("draft-1.json in the state folder is not a regular file"),
+        "{refused}"
+    );
+    let reply = server.call("add", json!({ "a": 2, "b": 3 }), "");
+    assert!(reply.contains("{\\\"sum\\\":5}"), "{reply}");
+}
+
+#[test]
+fn refusals_in_a_loop_are_logged_once_per_thousand() {
+    let server = Server::start(&[]);
+    // 1,500 refusals (a GET is 405) on one keep-alive connection.
+    let mut stream = server.connect();
+    for n in 0..1500 {
+        stream
+            .write_all(b"GET /mcp HTTP/1.1\r\nHost: x\r\n\r\n")
+            .unwrap();
+        let mut seen = Vec::new();
+        assert!(read_reply(&mut stream, &mut seen).unwrap(), "refusal {n}");
+        assert!(seen.starts_with(b"HTTP/1.1 405"), "refusal {n}");
+    }
+    // SIGTERM: the server says bye and exits, so its log is all there.
+    let pid = server.child.id().to_string();
+    assert!(
+        Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let lines: Vec<String> = server.log.lock().unwrap().iter().collect();
+    let refusals: Vec<&String> = lines.iter().filter(|line| line.contains(" 405 ")).collect();
+    assert_eq!(
+        refusals,
+        [
+            "ch12-http: 405 only POST is served here",
+            "ch12-http: 405 only POST is served here (1000 so far)",
+        ],
+        "{lines:#?}"
+    );
 }
 
 /// Two instances behind a real load balancer: nginx from the distribution,
@@ -290,6 +614,7 @@ fn two_instances_behind_nginx_keep_the_retry_guarantee() {
     let balancer = Server {
         child: Command::new("true").spawn().unwrap(),
         address,
+        log: Mutex::new(mpsc::channel().1),
     };
     let structured = |reply: String| -> Value {
         let body = reply.rsplit("\r\n").next().unwrap().to_string();

@@ -61,9 +61,9 @@ fn bad_key(key: &str, expected: &str, found: Option<&Value>) -> RpcError {
     RpcError::invalid_params(problem).with_data(json!({ "key": key, "expected": expected }))
 }
 
-/// -32022: the client may retry with one of `supported`, so it names only
-/// 2026-07-28 (the handshake revisions need an `initialize` first), as
-/// `server/discover`'s `supportedVersions` does and the conformance suite checks.
+/// -32022: the client may retry with one of `supported`, so we choose to name
+/// only 2026-07-28 (the handshake revisions need an `initialize` first), as
+/// `server/discover`'s `supportedVersions` does; the conformance suite checks.
 fn unsupported(requested: &str) -> RpcError {
     RpcError::new(-32022, "Unsupported protocol version".into())
         .with_data(json!({ "supported": [MODERN_VERSION], "requested": requested }))
@@ -112,8 +112,8 @@ pub fn discover(capabilities: Value) -> Value {
 // ANCHOR_END: discover
 
 // ANCHOR: complete
-/// How long a client may reuse an answer, in milliseconds: an hour for what
-/// changes only with a new build, a minute for the notes. `None`: not cacheable.
+/// How long an answer stays fresh, in ms (a hint, not a guarantee): an hour
+/// for what changes only with a new build, a minute for notes. `None`: no hint.
 fn cache_ttl_ms(method: &str) -> Option<u64> {
     match method {
         "server/discover" | "tools/list" | "prompts/list" | "resources/templates/list" => {
@@ -124,8 +124,8 @@ fn cache_ttl_ms(method: &str) -> Option<u64> {
     }
 }
 
-/// A modern result: marked complete, signed with our name, and with its
-/// caching hints where the revision requires them.
+/// A modern result: marked complete, with our name (self-reported, nothing
+/// verifies it) and its caching hints where the revision requires them.
 pub fn complete(method: &str, mut result: Value) -> Value {
     // TODO(ch11/complete): add "resultType": "complete", and in "_meta" the
     // serverInfo (name and version); for the methods `cache_ttl_ms` knows,

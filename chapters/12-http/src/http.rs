@@ -20,13 +20,13 @@ use hyper::{Method, Request, Response, StatusCode};
 use serde_json::Value;
 use tokio::net::TcpListener;
 
-use crate::http_util::{Body, accept_failed, accepted, declared_over, header_text, run_handler};
-use crate::http_util::{bearer_token, is_json, json_reply, one_value_each, refusal};
-use crate::http_util::{spawn_connection, stop_signal};
+use crate::SERVER_NAME;
+use crate::http_util::{Body, accept_failed, accepted, declared_over, decoded_name};
+use crate::http_util::{bearer_token, is_json, json_reply, one_value, one_value_each, refusal};
+use crate::http_util::{header_text, run_handler, spawn_connection, stop_signal};
 use crate::jsonrpc::{self, MAX_FRAME_BYTES, Message, Reply, RpcError};
 use crate::modern::{self, MODERN_VERSION};
 use crate::server::{Era, Handshake, SUPPORTED_PROTOCOL_VERSIONS, Server};
-use crate::{SERVER_NAME, base64};
 
 /// The one path this server answers on.
 pub const ENDPOINT: &str = "/mcp";
@@ -161,10 +161,7 @@ async fn answer(request: Request<Incoming>, shared: Arc<Shared>) -> Response<Bod
         }
         Err(err) => return refusal(StatusCode::BAD_REQUEST, &format!("unreadable body: {err}")),
     };
-    run_handler(body, move |body| {
-        post(&headers, &body, shared.server.as_ref())
-    })
-    .await
+    run_handler(body, move |body| post(&headers, &body, &*shared.server)).await
 }
 // ANCHOR_END: handle
 
@@ -191,7 +188,7 @@ fn post(headers: &HeaderMap, body: &[u8], server: &dyn Handler) -> Response<Body
     if !modern {
         // Errors of the legacy era travel as 200: the HTTP exchange worked,
         // the JSON-RPC request did not.
-        let (notifications, outcome) = match legacy_revision(&method, version) {
+        let (notifications, outcome) = match legacy_revision(&method, headers) {
             Ok(protocol_version) => {
                 let mut handshake = Handshake { protocol_version };
                 server.request(&method, params, Era::Legacy(&mut handshake))
@@ -241,11 +238,11 @@ fn answer_with(status: StatusCode, reply: &Reply, notifications: Vec<Value>) -> 
 // ANCHOR_END: post
 
 // ANCHOR: modern_status
-/// 2026-07-28 gives each error its HTTP status, so that a gateway can act
-/// on a failure without reading the body.
+/// An HTTP status for each 2026-07-28 error, so that a gateway can act on a
+/// failure unread. The spec fixes 404 for -32601 and 400 for -32020 to -32022.
 fn modern_status(code: i64) -> StatusCode {
-    // TODO(ch12/status): -32601 (no such method) is 404 Not Found, -32603
-    // (the server's own fault) is 500, and every other error is 400.
+    // TODO(ch12/status): -32601 (no such method) is 404 Not Found; our choice:
+    // -32603 (the server's own fault) is 500, and every other error is 400.
     let _ = code;
     StatusCode::OK
     // END(ch12/status)
@@ -286,17 +283,17 @@ fn check_modern_headers(
     }
 }
 
-/// The header must be there and say `body_value`, plainly or in the
-/// `=?base64?…?=` form that carries what a header cannot.
+/// The header must be there and say `body_value`; `Mcp-Name` may say it
+/// as `=?base64?…?=`, the form that carries what a header cannot.
 fn expect_header(headers: &HeaderMap, name: &str, body_value: &str) -> Result<(), RpcError> {
     let mismatch =
         |detail: String| RpcError::new(HEADER_MISMATCH, format!("Header mismatch: {detail}"));
     // TODO(ch12/header): no header `name`: `mismatch("the {name} header is
-    // missing")`. A value equal to `body_value`, or to its base64 form
-    // `=?base64?…?=` (base64::encode), is fine; any other value is
-    // `mismatch("{name} header value '{shown}' does not match body value
-    // '{body_value}'")`, where `shown` is the header's text.
-    let _ = (headers, name, body_value, mismatch, base64::encode);
+    // missing")`. What it says: `decoded_name(value)` for Mcp-Name (`None`:
+    // unreadable), its bytes for the others. Equal to `body_value`: fine;
+    // else `mismatch("{name} header value '{shown}' does not match body
+    // value '{body_value}'")`: `shown` is what it says, or else its text.
+    let _ = (headers, name, body_value, mismatch, decoded_name);
     Ok(())
     // END(ch12/header)
 }
@@ -306,7 +303,9 @@ fn expect_header(headers: &HeaderMap, name: &str, body_value: &str) -> Result<()
 /// 2025-11-25 and 2025-06-18 agree on a revision in `initialize`, and the
 /// client then names it in `MCP-Protocol-Version` on every request. We keep
 /// no session, so that header is the only memory of the handshake.
-fn legacy_revision(method: &str, version: Option<&str>) -> Result<Option<String>, RpcError> {
+fn legacy_revision(method: &str, headers: &HeaderMap) -> Result<Option<String>, RpcError> {
+    // Sent twice, two ways: a gateway reading the last would see another revision.
+    let version = one_value(headers, "MCP-Protocol-Version").map_err(RpcError::invalid_request)?;
     if method == "initialize" {
         return Ok(None);
     }

@@ -11,7 +11,7 @@
 mod http;
 
 // What chapters 4, 5 and 11 settled, under the names chapter 11 used.
-use wire_server::{base64, http_util, jsonrpc, modern, resources, server, state, stdio};
+use wire_server::{http_util, jsonrpc, modern, resources, server, state, stdio};
 
 use std::net::SocketAddr;
 use std::path::PathBuf;

@@ -70,19 +70,83 @@ pub const MCP_HEADERS: [&str; 3] = ["MCP-Protocol-Version", "Mcp-Method", "Mcp-N
 /// values, as a header mismatch (`code`, chapter 12's -32020).
 pub fn one_value_each(headers: &HeaderMap, code: i64) -> Result<(), RpcError> {
     for name in MCP_HEADERS {
-        let mut values = headers.get_all(name).iter();
-        if let Some(first) = values.next()
-            && let Some(other) = values.find(|value| *value != first)
-        {
-            let shown =
-                |value: &HeaderValue| String::from_utf8_lossy(value.as_bytes()).into_owned();
-            let (first, other) = (shown(first), shown(other));
-            let detail =
-                format!("Header mismatch: {name} is sent twice, as '{first}' and '{other}'");
-            return Err(RpcError::new(code, detail));
-        }
+        one_value(headers, name)
+            .map_err(|problem| RpcError::new(code, format!("Header mismatch: {problem}")))?;
     }
     Ok(())
+}
+
+/// The text of header `name`, which may be sent more than once only with
+/// one value: two different values are an error that names both. The
+/// legacy era has no header mismatch error, so chapter 12 refuses it there
+/// as an invalid request; in 2026-07-28 it is `one_value_each`'s -32020.
+pub fn one_value<'a>(headers: &'a HeaderMap, name: &str) -> Result<Option<&'a str>, String> {
+    let mut values = headers.get_all(name).iter();
+    let Some(first) = values.next() else {
+        return Ok(None);
+    };
+    if let Some(other) = values.find(|value| *value != first) {
+        let shown = |value: &HeaderValue| String::from_utf8_lossy(value.as_bytes()).into_owned();
+        let (first, other) = (shown(first), shown(other));
+        return Err(format!("{name} is sent twice, as '{first}' and '{other}'"));
+    }
+    Ok(first.to_str().ok())
+}
+
+/// What an `Mcp-Name` header says. A name that a header cannot carry
+/// plainly (not ASCII, a line break, spaces at an end, or text that looks
+/// like the encoding itself) travels as `=?base64?…?=`, the standard base64
+/// of its UTF-8, and a server MUST decode it before comparing it with the
+/// body (2026-07-28, Streamable HTTP, "Value Encoding"). `None`: neither a
+/// plain value of visible ASCII, spaces and tabs, nor a valid encoding (the
+/// spec's "invalid characters", a header mismatch too).
+pub fn decoded_name(value: &HeaderValue) -> Option<Vec<u8>> {
+    let value = value.as_bytes();
+    let encoded = value
+        .strip_prefix(b"=?base64?")
+        .and_then(|rest| rest.strip_suffix(b"?="));
+    match encoded {
+        Some(encoded) => base64_decode(encoded),
+        None => value
+            .iter()
+            .all(|&byte| byte == b'\t' || (0x20..0x7f).contains(&byte))
+            .then(|| value.to_vec()),
+    }
+}
+
+/// Standard, padded base64 (RFC 4648), in its one canonical form: the
+/// bytes whose `base64::encode` is exactly `text`, if there are any. A
+/// second spelling of the same bytes (other padding, stray low bits) would
+/// be a second header that means the same name; refusing it keeps one.
+fn base64_decode(text: &[u8]) -> Option<Vec<u8>> {
+    let sextet = |byte: u8| match byte {
+        b'A'..=b'Z' => Some(byte - b'A'),
+        b'a'..=b'z' => Some(byte - b'a' + 26),
+        b'0'..=b'9' => Some(byte - b'0' + 52),
+        b'+' => Some(62),
+        b'/' => Some(63),
+        _ => None,
+    };
+    if !text.len().is_multiple_of(4) {
+        return None;
+    }
+    let padding = text.iter().rev().take_while(|&&byte| byte == b'=').count();
+    let mut bytes = Vec::with_capacity(text.len() / 4 * 3);
+    let mut bits = 0u32;
+    for (i, &byte) in text[..text.len() - padding].iter().enumerate() {
+        bits = (bits << 6) | u32::from(sextet(byte)?);
+        if i % 4 == 3 {
+            bytes.extend_from_slice(&bits.to_be_bytes()[1..]);
+            bits = 0;
+        }
+    }
+    match padding {
+        0 => {}
+        1 => bytes.extend_from_slice(&(bits << 6).to_be_bytes()[1..3]),
+        2 => bytes.push((bits << 12).to_be_bytes()[1]),
+        _ => return None,
+    }
+    (crate::base64::encode(&bytes).as_bytes() == text).then_some(bytes)
 }
 
 /// The token of an `Authorization: Bearer TOKEN` header. The scheme's name
@@ -344,5 +408,41 @@ mod tests {
             br#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#
         ));
         assert!(!may_wait(b"{not json"));
+    }
+
+    fn decoded(value: &str) -> Option<String> {
+        let value = HeaderValue::from_str(value).unwrap();
+        decoded_name(&value).map(|bytes| String::from_utf8(bytes).unwrap())
+    }
+
+    #[test]
+    fn an_encoded_name_is_decoded_and_a_plain_one_kept() {
+        // The examples of the spec's "Value Encoding" table.
+        assert_eq!(decoded("us-west1").as_deref(), Some("us-west1"));
+        let cases = [
+            ("=?base64?SGVsbG8sIOS4lueVjA==?=", "Hello, 世界"),
+            ("=?base64?IHBhZGRlZCA=?=", " padded "),
+            ("=?base64?bGluZTEKbGluZTI=?=", "line1\nline2"),
+            ("=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?=", "=?base64?literal?="),
+            ("=?base64??=", ""),
+        ];
+        for (header, name) in cases {
+            assert_eq!(decoded(header).as_deref(), Some(name), "{header}");
+        }
+    }
+
+    #[test]
+    fn a_bad_encoding_or_a_raw_byte_outside_ascii_is_refused() {
+        for header in [
+            "=?base64?YWR?=",     // not a multiple of four
+            "=?base64?YW=k?=",    // padding inside
+            "=?base64?YWRk===?=", // too much padding
+            "=?base64?Zh==?=",    // stray low bits: "Zg==" is the spelling of "f"
+            "=?base64?*WRk?=",    // not the alphabet
+        ] {
+            assert_eq!(decoded(header), None, "{header}");
+        }
+        let raw = HeaderValue::from_bytes("café".as_bytes()).unwrap();
+        assert_eq!(decoded_name(&raw), None);
     }
 }

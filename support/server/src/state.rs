@@ -6,8 +6,11 @@
 //! The folder is shared with processes we do not control (another instance,
 //! whoever else can write to it), so nothing here trusts a name in it: a
 //! file is created only where no entry exists (`create_new`, which never
-//! follows a symlink), and only regular files are read or locked. Anything
-//! else is refused with its name, at once, without waiting on it.
+//! follows a symlink), and only regular files are read or locked. An entry
+//! may be swapped between our look at it and our open, so the open itself
+//! refuses a symlink and never waits (`O_NOFOLLOW | O_NONBLOCK` on unix), and
+//! what it opened is checked again. Anything else is refused with its name,
+//! at once, without waiting on it.
 
 use std::fs::{self, File, TryLockError};
 use std::hash::{BuildHasher, Hasher, RandomState};
@@ -69,7 +72,7 @@ impl State {
         if !regular(&path, name)? {
             return Ok(None);
         }
-        let file = match File::open(&path) {
+        let file = match open_entry(File::options().read(true), &path, name) {
             Ok(file) => file,
             Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(None),
             Err(err) => return Err(err),
@@ -134,7 +137,7 @@ impl State {
                 // There already: only a regular file will do, and it must
                 // still be the one we looked at when we open it.
                 regular(&path, &lock_name)?;
-                let file = File::options().write(true).open(&path)?;
+                let file = open_entry(File::options().write(true), &path, &lock_name)?;
                 same_file(&file, &path, &lock_name)?;
                 file
             }
@@ -230,6 +233,32 @@ fn regular(path: &Path, name: &str) -> io::Result<bool> {
     }
 }
 
+/// Opens the existing entry `path` (`name` in messages) as `options` say,
+/// never through a symlink and never waiting: `regular` looked at the entry
+/// a moment ago, but another process may have put a symlink or a FIFO
+/// there since. With `O_NOFOLLOW` the open of a symlink fails (`ELOOP`)
+/// instead of leading out of the folder; with `O_NONBLOCK` the open of a
+/// FIFO returns at once (reading) or fails (`ENXIO`, writing with no
+/// reader) instead of waiting for the other end, and `same_file` then
+/// refuses it. On a regular file `O_NONBLOCK` changes nothing.
+fn open_entry(options: &mut fs::OpenOptions, path: &Path, name: &str) -> io::Result<File> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
+    }
+    options.open(path).map_err(|err| {
+        #[cfg(unix)]
+        if matches!(err.raw_os_error(), Some(libc::ELOOP | libc::ENXIO)) {
+            let problem =
+                format!("{name} in the state folder is not a regular file ({err}); refused");
+            return io::Error::new(io::ErrorKind::InvalidData, problem);
+        }
+        let _ = name;
+        err
+    })
+}
+
 /// Refuses an open file that is no longer what `path` names: someone
 /// swapped the entry between our look and our open.
 fn same_file(file: &File, path: &Path, name: &str) -> io::Result<()> {
@@ -265,5 +294,100 @@ impl Drop for State {
         if self.private {
             let _ = fs::remove_dir_all(&self.folder);
         }
+    }
+}
+
+/// The race `open_entry` closes, played step by step: the look finds a
+/// regular file, another process swaps the entry, then we open it.
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::symlink;
+    use std::sync::mpsc;
+
+    /// A fresh folder with `state/` inside and room beside it.
+    fn scratch(name: &str) -> (PathBuf, PathBuf) {
+        let dir =
+            std::env::temp_dir().join(format!("wire-state-unit-{}-{name}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        let state = dir.join("state");
+        fs::create_dir_all(&state).unwrap();
+        (dir, state)
+    }
+
+    /// Runs `open` in a thread: an open that waits fails the test instead
+    /// of hanging it (the limit is a safety net, not a measure).
+    fn without_waiting(
+        open: impl FnOnce() -> io::Result<File> + Send + 'static,
+    ) -> io::Result<File> {
+        let (sender, receiver) = mpsc::channel();
+        std::thread::spawn(move || sender.send(open()));
+        receiver
+            .recv_timeout(Duration::from_secs(10))
+            .expect("the open waited for the other end of a FIFO")
+    }
+
+    #[test]
+    fn a_symlink_swapped_in_after_the_look_is_not_followed() {
+        let (dir, state) = scratch("swap-link");
+        let outside = dir.join("secret");
+        fs::write(&outside, "secret").unwrap();
+        let path = state.join("draft-1.json");
+        fs::write(&path, "{}").unwrap();
+        assert!(regular(&path, "draft-1.json").unwrap()); // the look
+        fs::remove_file(&path).unwrap(); // the swap
+        symlink(&outside, &path).unwrap();
+        for options in [File::options().read(true), File::options().write(true)] {
+            let refused = open_entry(options, &path, "draft-1.json").unwrap_err();
+            assert!(
+                refused
+                    .to_string()
+                    .starts_with("draft-1.json in the state folder is not a regular file"),
+                "{refused}"
+            );
+        }
+        assert_eq!(fs::read_to_string(&outside).unwrap(), "secret");
+        let _ = fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_fifo_swapped_in_after_the_look_is_refused_without_waiting() {
+        let (dir, state) = scratch("swap-fifo");
+        let path = state.join(".draft-1.json.lock");
+        fs::write(&path, "").unwrap();
+        assert!(regular(&path, ".draft-1.json.lock").unwrap()); // the look
+        fs::remove_file(&path).unwrap(); // the swap
+        let made = std::process::Command::new("mkfifo").arg(&path).status();
+        assert!(made.unwrap().success());
+        // Writing: no reader, so the open fails at once.
+        let for_writing = path.clone();
+        let refused = without_waiting(move || {
+            open_entry(
+                File::options().write(true),
+                &for_writing,
+                ".draft-1.json.lock",
+            )
+        })
+        .unwrap_err();
+        assert!(
+            refused.to_string().contains("not a regular file"),
+            "{refused}"
+        );
+        // Reading: the open returns at once, and what it opened is refused.
+        let for_reading = path.clone();
+        let opened = without_waiting(move || {
+            open_entry(
+                File::options().read(true),
+                &for_reading,
+                ".draft-1.json.lock",
+            )
+        })
+        .unwrap();
+        let refused = same_file(&opened, &path, ".draft-1.json.lock").unwrap_err();
+        assert!(
+            refused.to_string().contains("changed while opened"),
+            "{refused}"
+        );
+        let _ = fs::remove_dir_all(&dir);
     }
 }

@@ -15,7 +15,7 @@ mod http;
 mod fixtures;
 
 // The modules chapter 12's http.rs uses, by the names it uses them.
-use wire_server::{base64, http_util, jsonrpc, modern, server};
+use wire_server::{http_util, jsonrpc, modern, server};
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
