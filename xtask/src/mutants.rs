@@ -85,6 +85,11 @@ pub fn run(args: &[String]) -> Result<(), String> {
         .arg("--in-diff")
         .arg(&diff_path)
         .args(["--test-package", "wire-tests"])
+        // cargo-mutants tests its unmutated baseline with the mutated
+        // package's own tests, whatever --test-package says, and a chapter
+        // has no `scenarios` target: no baseline (CI runs the unmutated
+        // tests), so the timeout is ours: a scenario run takes seconds.
+        .args(["--baseline", "skip", "--timeout", "300"])
         .args(["--jobs", &jobs.to_string()]);
     if ours.iter().any(|arg| arg == "--list") {
         command.arg("--list");
