@@ -75,7 +75,14 @@ struct Args {
     /// and print the parent's context per turn
     #[arg(long)]
     measure_agents: bool,
-    // STRETCH(ch09/spawn-allowlist): the `--agent NAME` option.
+    // STRETCH(ch09/spawn-allowlist): `--agent NAME` runs the main
+    // conversation as the agent NAME (its prompt, its tools, its model), as
+    // `claude --agent` does, and `Agent(a, b)` in its `tools` limits the
+    // types its Agent tool offers and runs to a and b (`Task(...)`, the old
+    // name, too; plain `Agent` means any type; `agents::spawnable` reads
+    // the list). In a subagent's file the list is ignored: `Agent(...)`
+    // just allows the Agent tool, which offers every type. Here: the
+    // `--agent NAME` option.
     /// Run the main conversation as the agent NAME
     #[cfg(feature = "stretch")]
     #[arg(long, value_name = "NAME")]
