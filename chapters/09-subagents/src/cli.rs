@@ -76,13 +76,10 @@ struct Args {
     #[arg(long)]
     measure_agents: bool,
     // STRETCH(ch09/spawn-allowlist): `--agent NAME` runs the main
-    // conversation as the agent NAME (its prompt, its tools, its model), as
-    // `claude --agent` does, and `Agent(a, b)` in its `tools` limits the
-    // types its Agent tool offers and runs to a and b (`Task(...)`, the old
-    // name, too; plain `Agent` means any type; `agents::spawnable` reads
-    // the list). In a subagent's file the list is ignored: `Agent(...)`
-    // just allows the Agent tool, which offers every type. Here: the
-    // `--agent NAME` option.
+    // conversation as the agent NAME, as `claude --agent` does: its Agent
+    // tool offers and runs only the types its `Agent(a, b)` rules name
+    // (`agents::spawnable`); a subagent's Agent tool offers every type.
+    // Here: the `--agent NAME` option.
     // END(ch09/spawn-allowlist)
     /// What to ask (default: the script's prompt)
     prompt: Vec<String>,
