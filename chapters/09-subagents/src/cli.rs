@@ -75,7 +75,11 @@ struct Args {
     /// and print the parent's context per turn
     #[arg(long)]
     measure_agents: bool,
-    // STRETCH(ch09/spawn-allowlist): the `--agent NAME` option.
+    // STRETCH(ch09/spawn-allowlist): `--agent NAME` runs the main
+    // conversation as the agent NAME, as `claude --agent` does: its Agent
+    // tool offers and runs only the types its `Agent(a, b)` rules name
+    // (`agents::spawnable`); a subagent's Agent tool offers every type.
+    // Here: the `--agent NAME` option.
     // END(ch09/spawn-allowlist)
     /// What to ask (default: the script's prompt)
     prompt: Vec<String>,

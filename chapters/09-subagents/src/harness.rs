@@ -11,10 +11,12 @@ use crate::host::Host;
 use crate::join::Run;
 use crate::model::Model;
 use crate::skills::Skill;
+/// Where a context's lines go: printed, or kept for the parent to print,
+/// labelled (`wire_host::show`).
+pub use wire_host::show::Log;
 
-/// The tool that starts a subagent, as Claude Code calls it (it was
-/// `Task` before v2.1.63).
-pub const AGENT: &str = "Agent";
+/// The tool that starts a subagent (`wire_host::agents`).
+pub use crate::agents::AGENT;
 
 /// What an `Agent` call gives back: the subagent's final text (or why
 /// there is none), and its lines, labelled.
@@ -62,19 +64,3 @@ pub struct Context {
     pub cap: u32,
 }
 // ANCHOR_END: context
-
-/// Where a context's lines go: the main one prints them; a subagent keeps
-/// them, and its parent prints them, labelled, once it is done, so lines
-/// of subagents running at the same time never mix.
-pub struct Log {
-    pub lines: Option<Vec<String>>,
-}
-
-impl Log {
-    pub fn say(&mut self, line: String) {
-        match &mut self.lines {
-            Some(lines) => lines.push(line),
-            None => println!("{line}"),
-        }
-    }
-}

@@ -3,20 +3,18 @@
 //! same loop in a fresh context with its own system prompt and tools, and
 //! returns only its final text.
 //!
-//! `agents.rs` reads and validates agent files; `delegate.rs` is the
-//! `Agent` tool and the subagent's context; `resource_tool.rs` lets the
-//! model read an MCP resource; `measure.rs` runs a question twice to show
+//! `delegate.rs` is the `Agent` tool and the subagent's context (agent
+//! files are read by `wire_host::agents`, and `wire_host::resource_tool`
+//! lets the model read an MCP resource); `measure.rs` runs a question twice to show
 //! what a delegation saves the parent's context; `cli.rs` is the command line. The rest is chapter 8's,
 //! with small hooks: a context per conversation, and tool calls run at once.
 
 mod agent;
-mod agents;
 mod cli;
 mod delegate;
 mod harness;
 mod join;
 mod measure;
-mod resource_tool;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -28,7 +26,7 @@ use skills::{Entry, Skill};
 // in every module.
 use wire_host::host::{self, Host};
 use wire_host::model;
-use wire_host::{skill_tools, skills, tokens};
+use wire_host::{agents, resource_tool, skill_tools, skills, tokens};
 
 /// The name this program goes by in its messages.
 const PROGRAM: &str = "ch09-subagents";

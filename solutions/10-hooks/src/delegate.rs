@@ -7,9 +7,10 @@
 //! This module calls the loop (`agent::run`); the loop calls back through
 //! `start`, the function the harness hands it.
 
-use serde_json::{Value, json};
+use serde_json::Value;
 use tokio::sync::Semaphore;
 use wire_host::join::Run;
+use wire_host::show;
 
 use crate::agent::{self, tool_definitions};
 use crate::agents::{self, Agent};
@@ -25,7 +26,7 @@ impl Harness {
         let mut tools = tool_definitions(&self.host, &self.skills);
         tools.push(bash::definition());
         if self.max_depth > 0 {
-            tools.extend(definition(&self.agents));
+            tools.extend(agents::tool_definition(&self.agents));
         }
         Context {
             key: crate::model::MAIN.to_string(),
@@ -52,41 +53,6 @@ pub fn start<'a>(
     Box::pin(run(harness, parent, call, slots))
 }
 
-// ANCHOR: definition
-/// The `Agent` tool as the model sees it, when there are agents: each
-/// agent's description in the tool's, and `subagent_type` an enum of
-/// their names.
-pub fn definition(agents: &[Agent]) -> Option<Value> {
-    if agents.is_empty() {
-        return None;
-    }
-    let mut description = String::from(
-        "Launches a subagent for a self-contained task. It starts with a fresh context \
-         (nothing of this conversation: put everything it needs in the prompt), works with \
-         its own tools, and returns only its final answer. Several Agent calls in one reply \
-         run at the same time. The agent types:",
-    );
-    for agent in agents {
-        description += &format!("\n- {}: {}", agent.name, agent.description);
-    }
-    let names: Vec<&str> = agents.iter().map(|agent| agent.name.as_str()).collect();
-    Some(json!({
-        "name": AGENT,
-        "description": description,
-        "input_schema": {
-            "type": "object",
-            "properties": {
-                "description": { "type": "string", "description": "The task in 3 to 5 words" },
-                "prompt": { "type": "string", "description": "The whole task, self-contained" },
-                "subagent_type": { "type": "string", "enum": names,
-                                   "description": "The agent type to run" },
-            },
-            "required": ["description", "prompt", "subagent_type"],
-        },
-    }))
-}
-// ANCHOR_END: definition
-
 // ANCHOR: run
 /// Runs the subagent one `Agent` call asks for. Returns its final text
 /// (or why there is none) and its lines, labelled with the call's id.
@@ -97,9 +63,8 @@ pub async fn run(
     slots: &Semaphore,
 ) -> Delegated {
     let id = call["id"].as_str().unwrap_or_default();
-    let input = &call["input"];
-    let wanted = input["subagent_type"].as_str().unwrap_or_default();
-    let (agent, prompt) = match requested(harness, wanted, input) {
+    let offered: Vec<&Agent> = harness.agents.iter().collect();
+    let (agent, prompt) = match requested(&offered, &call["input"]) {
         Ok(found) => found,
         Err(refusal) => return (Err(refusal), vec![]),
     };
@@ -110,34 +75,26 @@ pub async fn run(
     let mut log = Log {
         lines: Some(Vec::new()),
     };
-    log.say(format!(
-        "subagent {}, tools: {}",
-        agent.name,
-        tool_names(&context)
-    ));
+    let tools = show::tool_names(&context.tools);
+    log.say(format!("subagent {}, tools: {tools}", agent.name));
     let outcome = agent::run(harness, &context, prompt, &mut log).await;
     match &outcome {
         Ok(answer) => log.say(format!("answer: {answer}")),
         Err(err) => log.say(format!("failed: {err}")),
     }
-    let lines = log.lines.unwrap_or_default();
-    let labelled = lines
-        .into_iter()
-        .map(|line| format!("  [{id}] {line}"))
-        .collect();
     let outcome = outcome.map_err(|err| format!("subagent {} failed: {err}", agent.name));
-    (outcome, labelled)
+    (outcome, log.labelled(id))
 }
 // ANCHOR_END: run
 
-/// The agent an `Agent` call names, and its prompt; or why it cannot run.
-fn requested<'a>(
-    harness: &'a Harness,
-    wanted: &str,
-    input: &'a Value,
-) -> Result<(&'a Agent, &'a str), String> {
-    let Some(agent) = harness.agents.iter().find(|agent| agent.name == wanted) else {
-        let names: Vec<&str> = harness.agents.iter().map(|a| a.name.as_str()).collect();
+/// The agent an `Agent` call names among those offered, and its prompt; or
+/// why it cannot run. A call without `subagent_type` asks for
+/// `general-purpose`, as in Claude Code; this harness has no built-in agent
+/// of that name, but an agent file may define one.
+fn requested<'a>(offered: &[&'a Agent], input: &'a Value) -> Result<(&'a Agent, &'a str), String> {
+    let wanted = input["subagent_type"].as_str().unwrap_or("general-purpose");
+    let Some(agent) = offered.iter().find(|agent| agent.name == wanted) else {
+        let names: Vec<&str> = offered.iter().map(|a| a.name.as_str()).collect();
         let types = names.join(", ");
         return Err(format!(
             "there is no agent type {wanted:?}; the types are: {types}"
@@ -146,20 +103,6 @@ fn requested<'a>(
     match input["prompt"].as_str().filter(|p| !p.trim().is_empty()) {
         Some(prompt) => Ok((agent, prompt)),
         None => Err("give \"prompt\": the whole task, as text".into()),
-    }
-}
-
-/// The names of a context's tools, for its first line, or `none`.
-fn tool_names(context: &Context) -> String {
-    let names: Vec<&str> = context
-        .tools
-        .iter()
-        .filter_map(|t| t["name"].as_str())
-        .collect();
-    if names.is_empty() {
-        "none".to_string()
-    } else {
-        names.join(" ")
     }
 }
 

@@ -9,7 +9,8 @@
 // module when its file is generated into this crate.
 extern crate self as wire_host;
 
-/// Chapter 9: subagent definitions.
+/// Agent files as Claude Code reads them, for chapter 9 on (not generated:
+/// format plumbing, no chapter's lesson).
 pub mod agents;
 /// The command line's shared part (not generated: no chapter teaches it).
 pub mod cli;
@@ -33,7 +34,8 @@ pub mod model;
 /// Protective code of chapter 10's Bash tool and hooks, no chapter's lesson:
 /// commands with a deadline, a process group and bounded output.
 pub mod process;
-/// Chapter 9: MCP resources as a tool the model can call.
+/// MCP resources as a tool the model can call, from chapter 9 on (not
+/// generated: a harness tool the chapter offers but does not teach).
 pub mod resource_tool;
 /// What a harness prints before its first turn (not generated either).
 pub mod show;

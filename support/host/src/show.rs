@@ -1,6 +1,7 @@
 //! What every harness prints: before its first turn, the servers it started
 //! and the tools they offer, one line each, as chapter 7 first printed them;
-//! then a line per tool call.
+//! then a line per tool call, and, from chapter 9 on, where each context's
+//! lines go. Support-own: output plumbing, no chapter's lesson.
 
 use serde_json::Value;
 
@@ -37,5 +38,38 @@ pub fn tool_call(name: &str, input: &Value, text: &str, is_error: bool, long: bo
         format!("  {kind} {name} {input} -> {tokens} tokens (cl100k_base)")
     } else {
         format!("  {kind} {name} {input} -> {text}")
+    }
+}
+
+/// Where a context's lines go: the main one prints them; a subagent keeps
+/// them, and its parent prints them, labelled, once it is done, so lines
+/// of subagents running at the same time never mix. Chapter 9 on.
+pub struct Log {
+    pub lines: Option<Vec<String>>,
+}
+
+impl Log {
+    pub fn say(&mut self, line: String) {
+        match &mut self.lines {
+            Some(lines) => lines.push(line),
+            None => println!("{line}"),
+        }
+    }
+
+    /// The lines kept, each labelled with the id of the call they ran for.
+    pub fn labelled(self, id: &str) -> Vec<String> {
+        let lines = self.lines.unwrap_or_default().into_iter();
+        lines.map(|line| format!("  [{id}] {line}")).collect()
+    }
+}
+
+/// The names of a context's tools (Messages API definitions), for the
+/// first line a subagent prints, or `none`.
+pub fn tool_names(tools: &[serde_json::Value]) -> String {
+    let names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
+    if names.is_empty() {
+        "none".to_string()
+    } else {
+        names.join(" ")
     }
 }
