@@ -522,6 +522,23 @@ fn a_fifo_named_like_a_draft_is_refused_and_nobody_waits() {
 }
 
 #[test]
+fn a_state_folder_that_is_gone_is_the_servers_fault_500() {
+    // -32603 is the server's own fault, so 2026-07-28 over HTTP answers it
+    // 500 (the course's choice; ch12/status): a gateway may retry
+    // elsewhere. Here the fault is real: the state folder vanished.
+    let state = scratch("gone");
+    let server = Server::start(&["--state", state.to_str().unwrap()]);
+    std::fs::remove_dir_all(&state).unwrap();
+    let response = server.call("start_draft", json!({ "title": "T" }), "");
+    let (head, body) = response.split_once("\r\n\r\n").expect("a whole response");
+    assert!(head.starts_with("HTTP/1.1 500 "), "{response}");
+    assert_eq!(
+        body,
+        r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"Internal error: cannot use the state folder"}}"#
+    );
+}
+
+#[test]
 fn refusals_in_a_loop_are_logged_once_per_thousand() {
     let server = Server::start(&[]);
     // 1,500 refusals (a GET is 405) on one keep-alive connection.
