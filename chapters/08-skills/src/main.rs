@@ -4,13 +4,14 @@
 //! `read_skill_file`.
 //!
 //! `skills.rs` reads and validates skill folders and writes the catalogue;
-//! `skill_tools.rs` is the two tools; `measure.rs` prints what each tier
-//! costs; `cli.rs` is the command line. The rest is chapter 7's, with small hooks for the skills; what
-//! chapters 6 and 7 taught comes from the `wire-host` crate (`support/host`).
+//! `skill_tools.rs` is the two tools; `cli.rs` is the command line. The
+//! rest is chapter 7's, with small hooks for the skills; what chapters 6
+//! and 7 taught comes from the `wire-host` crate (`support/host`). What each
+//! tier costs is measured by the book's tool, which drives this binary
+//! (`cargo xtask measure skills`).
 
 mod agent;
 mod cli;
-mod measure;
 mod skill_tools;
 mod skills;
 
@@ -30,10 +31,6 @@ async fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(status) => return status,
     };
-    if cli.measure_skills {
-        measure::print_table();
-        return ExitCode::SUCCESS;
-    }
     let entries = skills::load(&cli.skill_folders);
     if cli.check_skills {
         return check_skills(&entries);

@@ -5,9 +5,10 @@
 //!
 //! `agents.rs` reads and validates agent files; `delegate.rs` is the
 //! `Agent` tool and the subagent's context; `resource_tool.rs` lets the
-//! model read an MCP resource; `measure.rs` runs a question twice to show
-//! what a delegation saves the parent's context; `cli.rs` is the command line. The rest is chapter 8's,
-//! with small hooks: a context per conversation, and tool calls run at once.
+//! model read an MCP resource; `cli.rs` is the command line. The rest is
+//! chapter 8's, with small hooks: a context per conversation, and tool
+//! calls run at once. What a delegation saves is measured by the book's
+//! tool, which drives this binary (`cargo xtask measure agents`).
 
 mod agent;
 mod agents;
@@ -15,7 +16,6 @@ mod cli;
 mod delegate;
 mod harness;
 mod join;
-mod measure;
 mod resource_tool;
 
 use std::path::PathBuf;
@@ -39,10 +39,6 @@ async fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(status) => return status,
     };
-    if cli.measure_skills {
-        measure::print_table();
-        return ExitCode::SUCCESS;
-    }
     let (skills, agents) = match load(&cli) {
         Ok(loaded) => loaded,
         Err(status) => return status,
@@ -63,10 +59,9 @@ async fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let prompt = (!cli.measure_agents).then_some(cli.prompt.as_str());
-    introduce(&host, &skills, &agents, prompt);
+    introduce(&host, &skills, &agents, &cli.prompt);
     let _ = tokenizer.await; // Ready before the first turn counts tokens.
-    let mut harness = Harness {
+    let harness = Harness {
         host,
         skills,
         agents,
@@ -76,10 +71,7 @@ async fn main() -> ExitCode {
         max_concurrent: cli.max_concurrent,
         delegate: delegate::start,
     };
-    let outcome = match cli.measure_agents {
-        true => measure::print_delegation(&mut harness).await,
-        false => converse(&harness, &cli.prompt, main_agent.as_deref()).await,
-    };
+    let outcome = converse(&harness, &cli.prompt, main_agent.as_deref()).await;
     harness.host.shutdown().await;
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
@@ -118,8 +110,8 @@ fn load(cli: &cli::Cli) -> Result<(Vec<Skill>, Vec<agents::Agent>), ExitCode> {
 }
 
 /// What the model will have, one line each, before the first turn, and
-/// the prompt (a measurement has its own).
-fn introduce(host: &Host, skills: &[Skill], agents: &[agents::Agent], prompt: Option<&str>) {
+/// the prompt.
+fn introduce(host: &Host, skills: &[Skill], agents: &[agents::Agent], prompt: &str) {
     wire_host::show::servers_and_tools(host);
     for skill in skills {
         println!("skill {}", skill.name);
@@ -131,9 +123,7 @@ fn introduce(host: &Host, skills: &[Skill], agents: &[agents::Agent], prompt: Op
         let catalogue = tokens::count(&skills::catalogue(skills));
         println!("catalogue: {catalogue} tokens (cl100k_base)");
     }
-    if let Some(prompt) = prompt {
-        println!("user: {prompt}");
-    }
+    println!("user: {prompt}");
 }
 
 /// The main conversation: the prompt, the loop, the answer.

@@ -15,7 +15,6 @@ mod events;
 mod fence;
 mod harness;
 mod hooks;
-mod measure;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -44,10 +43,6 @@ async fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(status) => return status,
     };
-    if cli.measure_skills {
-        measure::print_table();
-        return ExitCode::SUCCESS;
-    }
     let (skills, agents) = match load(&cli) {
         Ok(loaded) => loaded,
         Err(status) => return status,
@@ -63,8 +58,7 @@ async fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let prompt = (!cli.measure_agents).then_some(cli.prompt.as_str());
-    introduce(&host, &skills, &agents, prompt);
+    introduce(&host, &skills, &agents, &cli.prompt);
     let _ = tokenizer.await; // Ready before the first turn counts tokens.
     let opened = Session::open(cli.workdir.as_deref(), &cli.session_id, cli.demo)
         .and_then(|session| Ok((load_settings(cli.settings.as_deref())?, session)));
@@ -90,7 +84,7 @@ async fn main() -> ExitCode {
         session_context: Vec::new(),
         delegate: delegate::start,
     };
-    let outcome = converse(&mut harness, cli.measure_agents, &cli.prompt).await;
+    let outcome = converse(&mut harness, &cli.prompt).await;
     harness.host.shutdown().await;
     session.close(cli.demo);
     finish(outcome)
@@ -113,8 +107,8 @@ fn load(cli: &cli::Cli) -> Result<(Vec<Skill>, Vec<agents::Agent>), ExitCode> {
 }
 
 /// What the model will have, one line each, before the first turn, and
-/// the prompt (a measurement has its own).
-fn introduce(host: &Host, skills: &[Skill], agents: &[agents::Agent], prompt: Option<&str>) {
+/// the prompt.
+fn introduce(host: &Host, skills: &[Skill], agents: &[agents::Agent], prompt: &str) {
     wire_host::show::servers_and_tools(host);
     for skill in skills {
         println!("skill {}", skill.name);
@@ -126,9 +120,7 @@ fn introduce(host: &Host, skills: &[Skill], agents: &[agents::Agent], prompt: Op
         let catalogue = tokens::count(&skills::catalogue(skills));
         println!("catalogue: {catalogue} tokens (cl100k_base)");
     }
-    if let Some(prompt) = prompt {
-        println!("user: {prompt}");
-    }
+    println!("user: {prompt}");
 }
 
 /// The hooks of `--settings`, or none.
@@ -139,31 +131,19 @@ fn load_settings(path: Option<&Path>) -> Result<hooks::Settings, String> {
     }
 }
 
-/// SessionStart, then the main conversation (or the measurement): the
-/// answer, if there is one to print.
-async fn converse(
-    harness: &mut Harness,
-    measure_agents: bool,
-    prompt: &str,
-) -> Result<Option<String>, String> {
+/// SessionStart, then the main conversation: the answer.
+async fn converse(harness: &mut Harness, prompt: &str) -> Result<String, String> {
     let mut log = Log { lines: None };
     session_start(harness, &mut log).await?;
-    if measure_agents {
-        return measure::print_delegation(harness).await.map(|()| None);
-    }
     let main_context = harness.main_context();
-    agent::run(harness, &main_context, prompt, &mut log)
-        .await
-        .map(Some)
+    agent::run(harness, &main_context, prompt, &mut log).await
 }
 
 /// The answer on stdout, or the error on stderr, and the status to end with.
-fn finish(outcome: Result<Option<String>, String>) -> ExitCode {
+fn finish(outcome: Result<String, String>) -> ExitCode {
     match outcome {
         Ok(answer) => {
-            if let Some(answer) = answer {
-                println!("answer: {answer}");
-            }
+            println!("answer: {answer}");
             ExitCode::SUCCESS
         }
         Err(err) => {
