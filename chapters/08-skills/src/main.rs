@@ -14,6 +14,9 @@ mod agent;
 mod cli;
 mod skill_tools;
 mod skills;
+// The stretch ch08/skill-cost, compiled only with `--features stretch`.
+#[cfg(feature = "stretch")]
+mod skill_cost;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -90,7 +93,8 @@ fn check_skills(entries: &[(PathBuf, Entry)]) -> ExitCode {
     // STRETCH(ch08/skill-cost): under the catalogue line, one line per valid
     // skill: what its catalogue entry adds to every request (the catalogue
     // with it, less the catalogue without it) and what loading it costs
-    // (the Skill tool's answer); under #[cfg(feature = "stretch")].
+    // (the Skill tool's answer). Write `skill_cost::print` in skill_cost.rs
+    // and call it here, under #[cfg(feature = "stretch")].
     // END(ch08/skill-cost)
     if all_loaded {
         ExitCode::SUCCESS

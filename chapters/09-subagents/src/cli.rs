@@ -45,10 +45,6 @@ struct Args {
     /// chapter's skills/ folder)
     #[arg(long = "skills", value_name = "DIR")]
     skill_folders: Vec<PathBuf>,
-    /// Validate the skills and print one line per folder and the
-    /// catalogue's cost; start nothing
-    #[arg(long)]
-    check_skills: bool,
     /// Load the agent files (*.md) under DIR (repeatable; default: this
     /// chapter's agents/ folder)
     #[arg(long = "agents", value_name = "DIR")]
@@ -73,7 +69,6 @@ pub struct Cli {
     pub servers: Vec<ServerConfig>,
     pub skill_folders: Vec<PathBuf>,
     pub agent_folders: Vec<PathBuf>,
-    pub check_skills: bool,
     pub check_agents: bool,
     pub model: Model,
     pub prompt: String,
@@ -106,7 +101,7 @@ fn resolve(args: Args) -> Result<Cli, String> {
         return Err("--max-concurrent 0: at least one subagent must be able to run".to_string());
     }
     // Checking talks to no model, whatever is named.
-    let offline = args.check_skills || args.check_agents;
+    let offline = args.check_agents;
     let model_name = cli::model_name(args.model).filter(|_| !offline);
     // A real model only when one is named: a key in the environment alone
     // never sends anything anywhere.
@@ -133,7 +128,6 @@ fn resolve(args: Args) -> Result<Cli, String> {
         options: args.servers.options(),
         skill_folders: or_default(args.skill_folders, DEFAULT_SKILLS),
         agent_folders: or_default(args.agent_folders, DEFAULT_AGENTS),
-        check_skills: args.check_skills,
         check_agents: args.check_agents,
         model,
         prompt,

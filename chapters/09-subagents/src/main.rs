@@ -80,14 +80,11 @@ async fn main() -> ExitCode {
     }
 }
 
-/// The skills and agents the run uses, or, for `--check-skills` and
-/// `--check-agents`, the status to end with once they are reported.
+/// The skills and agents the run uses, or, for `--check-agents`, the
+/// status to end with once they are reported. (Chapter 8's `--check-skills`
+/// stays there: `cargo run -p ch08-skills-solution -- --check-skills`.)
 fn load(cli: &cli::Cli) -> Result<(Vec<Skill>, Vec<agents::Agent>), ExitCode> {
-    let entries = skills::load(&cli.skill_folders);
-    if cli.check_skills {
-        return Err(check_skills(&entries));
-    }
-    let skills = usable_skills(&entries);
+    let skills = usable_skills(&skills::load(&cli.skill_folders));
     let names: Vec<&str> = skills.iter().map(|skill| skill.name.as_str()).collect();
     let agent_entries = agents::load(&cli.agent_folders, &names);
     if cli.check_agents {
@@ -129,30 +126,6 @@ async fn converse(harness: &Harness, prompt: &str, agent: Option<&str>) -> Resul
     println!("answer: {answer}");
     Ok(())
 }
-
-// ANCHOR: check_skills
-/// `--check-skills`: one line per folder, then what the catalogue costs.
-/// Exit 0 when every folder is a skill the harness loads, 1 otherwise.
-fn check_skills(entries: &[(PathBuf, Entry)]) -> ExitCode {
-    let mut all_loaded = true;
-    for (_, entry) in entries {
-        match entry {
-            Entry::Valid(skill) => println!("ok {}", skill.name),
-            Entry::Invalid(problem) => println!("invalid {problem}"),
-            Entry::Duplicate(problem) => println!("skipped {problem}"),
-        }
-        all_loaded &= matches!(entry, Entry::Valid(_));
-    }
-    let skills: Vec<Skill> = skills::valid_skills(entries).cloned().collect();
-    let catalogue = tokens::count(&skills::catalogue(&skills));
-    println!("catalogue: {catalogue} tokens (cl100k_base)");
-    if all_loaded {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    }
-}
-// ANCHOR_END: check_skills
 
 // ANCHOR: check_agents
 /// `--check-agents`: one line per file. Exit 0 when every file is an

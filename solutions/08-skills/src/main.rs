@@ -14,6 +14,9 @@ mod agent;
 mod cli;
 mod skill_tools;
 mod skills;
+// The stretch ch08/skill-cost, compiled only with `--features stretch`.
+#[cfg(feature = "stretch")]
+mod skill_cost;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -90,21 +93,10 @@ fn check_skills(entries: &[(PathBuf, Entry)]) -> ExitCode {
     // STRETCH(ch08/skill-cost): under the catalogue line, one line per valid
     // skill: what its catalogue entry adds to every request (the catalogue
     // with it, less the catalogue without it) and what loading it costs
-    // (the Skill tool's answer); under #[cfg(feature = "stretch")].
+    // (the Skill tool's answer). Write `skill_cost::print` in skill_cost.rs
+    // and call it here, under #[cfg(feature = "stretch")].
     #[cfg(feature = "stretch")]
-    for skill in &skills {
-        let others: Vec<Skill> = skills
-            .iter()
-            .filter(|other| other.name != skill.name)
-            .cloned()
-            .collect();
-        let tier1 = catalogue.saturating_sub(tokens::count(&skills::catalogue(&others)));
-        let tier2 = tokens::count(&skill_tools::activate(skill));
-        println!(
-            "  {}: {tier1} tokens in every request, {tier2} more once loaded",
-            skill.name
-        );
-    }
+    skill_cost::print(&skills, catalogue);
     // END(ch08/skill-cost)
     if all_loaded {
         ExitCode::SUCCESS

@@ -49,17 +49,10 @@ struct Args {
     /// chapter's skills/ folder)
     #[arg(long = "skills", value_name = "DIR")]
     skill_folders: Vec<PathBuf>,
-    /// Validate the skills and print one line per folder and the
-    /// catalogue's cost; start nothing
-    #[arg(long)]
-    check_skills: bool,
     /// Load the agent files (*.md) under DIR (repeatable; default: this
     /// chapter's agents/ folder)
     #[arg(long = "agents", value_name = "DIR")]
     agent_folders: Vec<PathBuf>,
-    /// Validate the agent files and print one line per file; start nothing
-    #[arg(long)]
-    check_agents: bool,
     /// Levels of subagents below the main conversation (1: subagents get no
     /// Agent tool; 0: none)
     #[arg(long, value_name = "N", default_value_t = 1)]
@@ -86,8 +79,6 @@ pub struct Cli {
     pub servers: Vec<ServerConfig>,
     pub skill_folders: Vec<PathBuf>,
     pub agent_folders: Vec<PathBuf>,
-    pub check_skills: bool,
-    pub check_agents: bool,
     pub model: Model,
     pub prompt: String,
     pub max_turns: u32,
@@ -119,9 +110,7 @@ fn resolve(args: Args, demo: bool) -> Result<Cli, String> {
         Some(id) => session_id(id)?,
         None => format!("session-{}", std::process::id()),
     };
-    // Checking talks to no model, whatever is named.
-    let offline = args.check_skills || args.check_agents;
-    let model_name = cli::model_name(args.model).filter(|_| !offline);
+    let model_name = cli::model_name(args.model);
     // A real model only when one is named: a key in the environment alone
     // never sends anything anywhere.
     let (mut model, script_prompt) = model_of(model_name, args.script)?;
@@ -130,7 +119,7 @@ fn resolve(args: Args, demo: bool) -> Result<Cli, String> {
         true => script_prompt,
         false => args.prompt.join(" "),
     };
-    if prompt.is_empty() && !offline {
+    if prompt.is_empty() {
         return Err("give a prompt: ch10-hooks --model NAME What is 2 + 3?".to_string());
     }
     Ok(Cli {
@@ -138,8 +127,6 @@ fn resolve(args: Args, demo: bool) -> Result<Cli, String> {
         options: args.servers.options(),
         skill_folders: or_default(args.skill_folders, DEFAULT_SKILLS),
         agent_folders: or_default(args.agent_folders, DEFAULT_AGENTS),
-        check_skills: args.check_skills,
-        check_agents: args.check_agents,
         model,
         prompt,
         max_turns: args.max_turns,

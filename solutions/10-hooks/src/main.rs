@@ -43,10 +43,7 @@ async fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(status) => return status,
     };
-    let (skills, agents) = match load(&cli) {
-        Ok(loaded) => loaded,
-        Err(status) => return status,
-    };
+    let (skills, agents) = load(&cli);
     // Building the tokenizer is a moment of pure CPU work. On the runtime's
     // only thread it would stall the tasks that read the servers' pipes;
     // on the blocking pool it overlaps the servers' start instead.
@@ -90,20 +87,14 @@ async fn main() -> ExitCode {
     finish(outcome)
 }
 
-/// The skills and agents the run uses, or, for `--check-skills` and
-/// `--check-agents`, the status to end with once they are reported.
-fn load(cli: &cli::Cli) -> Result<(Vec<Skill>, Vec<agents::Agent>), ExitCode> {
-    let entries = skills::load(&cli.skill_folders);
-    if cli.check_skills {
-        return Err(check_skills(&entries));
-    }
-    let skills = usable_skills(&entries);
+/// The skills and agents the run uses; each one left out is reported on
+/// stderr. (Checking them is chapter 8's `--check-skills` and chapter 9's
+/// `--check-agents`; this chapter does not carry those on.)
+fn load(cli: &cli::Cli) -> (Vec<Skill>, Vec<agents::Agent>) {
+    let skills = usable_skills(&skills::load(&cli.skill_folders));
     let names: Vec<&str> = skills.iter().map(|skill| skill.name.as_str()).collect();
-    let agent_entries = agents::load(&cli.agent_folders, &names);
-    if cli.check_agents {
-        return Err(check_agents(&agent_entries));
-    }
-    Ok((skills, usable_agents(&agent_entries)))
+    let agents = usable_agents(&agents::load(&cli.agent_folders, &names));
+    (skills, agents)
 }
 
 /// What the model will have, one line each, before the first turn, and
@@ -260,51 +251,6 @@ fn fresh_folder(path: &Path) -> Result<(), String> {
     let _ = std::fs::remove_dir_all(path);
     std::fs::create_dir_all(path).map_err(|err| format!("cannot create {}: {err}", path.display()))
 }
-
-// ANCHOR: check_skills
-/// `--check-skills`: one line per folder, then what the catalogue costs.
-/// Exit 0 when every folder is a skill the harness loads, 1 otherwise.
-fn check_skills(entries: &[(PathBuf, Entry)]) -> ExitCode {
-    let mut all_loaded = true;
-    for (_, entry) in entries {
-        match entry {
-            Entry::Valid(skill) => println!("ok {}", skill.name),
-            Entry::Invalid(problem) => println!("invalid {problem}"),
-            Entry::Duplicate(problem) => println!("skipped {problem}"),
-        }
-        all_loaded &= matches!(entry, Entry::Valid(_));
-    }
-    let skills: Vec<Skill> = skills::valid_skills(entries).cloned().collect();
-    let catalogue = tokens::count(&skills::catalogue(&skills));
-    println!("catalogue: {catalogue} tokens (cl100k_base)");
-    if all_loaded {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    }
-}
-// ANCHOR_END: check_skills
-
-// ANCHOR: check_agents
-/// `--check-agents`: one line per file. Exit 0 when every file is an
-/// agent the harness loads, 1 otherwise.
-fn check_agents(entries: &[(PathBuf, agents::Entry)]) -> ExitCode {
-    let mut all_loaded = true;
-    for (_, entry) in entries {
-        match entry {
-            agents::Entry::Valid(agent) => println!("ok {}", agent.name),
-            agents::Entry::Invalid(problem) => println!("invalid {problem}"),
-            agents::Entry::Duplicate(problem) => println!("skipped {problem}"),
-        }
-        all_loaded &= matches!(entry, agents::Entry::Valid(_));
-    }
-    if all_loaded {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    }
-}
-// ANCHOR_END: check_agents
 
 /// The agents the model may delegate to; every file left out is reported
 /// on stderr (Claude Code skips most of them silently).
