@@ -37,6 +37,10 @@ run NN *FLAGS:
 diff NN:
     cargo xtask diff {{NN}}
 
+# The book's token tables: what skills cost (chapter 8's binary) or what a delegation saves (chapter 9's); --starter for your crate.
+measure TABLE *FLAGS:
+    cargo xtask measure {{TABLE}} {{FLAGS}}
+
 # Start chapter NN's server and type frames at it; both directions pretty-printed (--starter for your crate).
 trace NN *FLAGS:
     cargo xtask trace {{NN}} {{FLAGS}}

@@ -211,7 +211,17 @@ fn play(transcript: &Transcript, target: &Target, bless: bool) -> Result<Played,
     };
     env.extend(transcript.env.iter().cloned());
 
-    let run = runner::run(&target.path, &args, &env, Vec::new());
+    // A `# tool:` transcript runs that tool, which drives the binary under
+    // test; the played servers and model reach the binary through it.
+    let run = match &transcript.tool {
+        Some(package) => {
+            let tool = target::build_bin(package, package)?;
+            let mut tool_args = vec!["--bin".to_string(), target.path.display().to_string()];
+            tool_args.extend(args);
+            runner::run(&tool, &tool_args, &env, Vec::new())
+        }
+        None => runner::run(&target.path, &args, &env, Vec::new()),
+    };
     let model = stub.map(StubModel::finish);
     Ok(Played {
         dir,

@@ -39,6 +39,10 @@
 //! #                                         a replay server for channel NAME
 //! # env: WIRE_TIMEOUT_MS=500                an environment variable (repeatable)
 //! # stderr: timed out                       text its stderr must contain (repeatable)
+//! # tool: wire-measure                      run this workspace binary instead, with
+//!                                           `--bin PATH` (the binary under test) first:
+//!                                           a tool that drives the binary (the book's
+//!                                           measurements); the servers are still played
 //! # recorded: add=03                        channel add records chapter 3's solution
 //! # recorded: notes=05 --notes-dir DIR      server, started with these arguments
 //! #                                         (one line per channel)
@@ -204,6 +208,10 @@ pub struct Transcript {
     pub env: Vec<(String, String)>,
     /// `# stderr: text` lines: text its stderr must contain.
     pub stderr: Vec<String>,
+    /// `# tool: PACKAGE`: the workspace binary that runs instead of the
+    /// binary under test, given it as `--bin PATH` before the args, and
+    /// drives it (`wire-measure`, the book's measurements).
+    pub tool: Option<String>,
     /// `# together: A B`: model contexts whose first requests must be in
     /// flight at the same time.
     pub together: Vec<String>,
@@ -261,6 +269,7 @@ impl Transcript {
             runner: Runner::Server,
             env: Vec::new(),
             stderr: Vec::new(),
+            tool: None,
             together: Vec::new(),
             recorded: Vec::new(),
             frames: Vec::new(),
@@ -326,6 +335,7 @@ impl Transcript {
                 self.env.push((name.to_string(), value.to_string()));
             }
             "stderr" => self.stderr.push(value.to_string()),
+            "tool" => self.tool = Some(value.to_string()),
             "together" => self.together = value.split_whitespace().map(str::to_string).collect(),
             "recorded" => {
                 let mut words = value.split_whitespace();

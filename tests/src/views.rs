@@ -890,6 +890,7 @@ fn caption(chapter: &Chapter, transcript: &Transcript, raw: &str) -> String {
                         | "env"
                         | "stderr"
                         | "recorded"
+                        | "tool"
                         // How the runner schedules replies: a setting of
                         // the test, not something the reader sees happen.
                         | "together"
@@ -903,16 +904,20 @@ fn caption(chapter: &Chapter, transcript: &Transcript, raw: &str) -> String {
         let plural = if revision.contains(" and ") { "s" } else { "" };
         facts.push(format!("MCP revision{plural} {revision}"));
     }
-    let program = match transcript.runner {
+    let mut program = match transcript.runner {
         Runner::Server => chapter.solution_package().replace("-solution", ""),
         _ => chapter.starter_package(),
     };
-    let runner = match transcript.runner {
+    let mut runner = match transcript.runner {
         Runner::Server => "the server under test, played by its client",
         Runner::Client => "the client under test, with replayed servers",
         Runner::Agent => "the host under test, with replayed servers and a scripted model",
         Runner::Http => "http",
     };
+    if let Some(tool) = &transcript.tool {
+        program = format!("{tool} --bin {program}");
+        runner = "the book's measuring tool, driving the host under test, with replayed servers";
+    }
     facts.push(runner.to_string());
     if !transcript.args.is_empty() {
         facts.push(format!("runs `{program} {}`", transcript.args.join(" ")));

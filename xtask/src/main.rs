@@ -42,6 +42,9 @@ usage: cargo xtask <command>     (NN: a chapter, written 3, 03 or ch03)
   trace NN [--starter | --bin PATH] [--stretch]
                                start chapter NN's server; type frames, see both ways
   diff NN                      your chapters/NN crate against the solution, gap by gap
+  measure skills|agents [--starter | --bin PATH]
+                               the book's token tables: what skills cost an idle turn
+                               (chapter 8's binary), what a delegation saves (chapter 9's)
   hint NN [GAP]                the next hint for a gap (the first one not written yet)
   starters [--check] [--force] regenerate chapters/ and support/ from the marked solutions; a file
                                you edited is left alone unless --force (backed up first)
@@ -80,6 +83,10 @@ fn main() -> ExitCode {
             trace(rest)
         }
         Some("diff") => diff(rest),
+        Some("measure") => {
+            target::show_build_progress();
+            measure(rest)
+        }
         Some("hint") => hint::run(rest),
         Some("starters") => starters(rest),
         Some("changes") => changes(rest),
@@ -107,6 +114,34 @@ fn chapter_arg(args: &[String]) -> Result<Chapter, String> {
         .find(|arg| !arg.starts_with("--"))
         .ok_or("name a chapter, e.g. 03")?;
     Chapter::find(name)
+}
+
+/// `measure skills|agents`: the book's measuring tool (`tests/measure`,
+/// package `wire-measure`) driving chapter 8's binary (skills) or chapter
+/// 9's (agents): the reference solution's, or `--starter`, or `--bin PATH`.
+/// The chapter's binary starts its own servers, as `cargo run` would.
+fn measure(args: &[String]) -> Result<(), String> {
+    let (table, chapter) = match args.first().map(String::as_str) {
+        Some("skills") => ("skills", "08"),
+        Some("agents") => ("agents", "09"),
+        _ => {
+            return Err("usage: cargo xtask measure skills|agents [--starter | --bin PATH]".into());
+        }
+    };
+    let chapter = Chapter::find(chapter)?;
+    let target = target_arg(args, &chapter)?;
+    let tool = target::build_bin("wire-measure", "wire-measure")?;
+    let status = Command::new(&tool)
+        .arg("--bin")
+        .arg(&target.path)
+        .arg(table)
+        .current_dir(course::root())
+        .status()
+        .map_err(|err| format!("cannot start {}: {err}", tool.display()))?;
+    match status.success() {
+        true => Ok(()),
+        false => Err(format!("wire-measure {table} on {} failed", target.label)),
+    }
 }
 
 /// The binary chosen by `--starter` or `--bin PATH` (default: the solution).

@@ -5,16 +5,16 @@
 //!
 //! `delegate.rs` is the `Agent` tool and the subagent's context (agent
 //! files are read by `wire_host::agents`, and `wire_host::resource_tool`
-//! lets the model read an MCP resource); `measure.rs` runs a question twice to show
-//! what a delegation saves the parent's context; `cli.rs` is the command line. The rest is chapter 8's,
-//! with small hooks: a context per conversation, and tool calls run at once.
+//! lets the model read an MCP resource); `cli.rs` is the command line. The
+//! rest is chapter 8's, with small hooks: a context per conversation, and
+//! tool calls run at once. What a delegation saves is measured by the
+//! book's tool, which drives this binary (`cargo xtask measure agents`).
 
 mod agent;
 mod cli;
 mod delegate;
 mod harness;
 mod join;
-mod measure;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -37,10 +37,6 @@ async fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(status) => return status,
     };
-    if cli.measure_skills {
-        measure::print_table();
-        return ExitCode::SUCCESS;
-    }
     let (skills, agents) = match load(&cli) {
         Ok(loaded) => loaded,
         Err(status) => return status,
@@ -59,10 +55,9 @@ async fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let prompt = (!cli.measure_agents).then_some(cli.prompt.as_str());
-    introduce(&host, &skills, &agents, prompt);
+    introduce(&host, &skills, &agents, &cli.prompt);
     let _ = tokenizer.await; // Ready before the first turn counts tokens.
-    let mut harness = Harness {
+    let harness = Harness {
         host,
         skills,
         agents,
@@ -72,10 +67,7 @@ async fn main() -> ExitCode {
         max_concurrent: cli.max_concurrent,
         delegate: delegate::start,
     };
-    let outcome = match cli.measure_agents {
-        true => measure::print_delegation(&mut harness).await,
-        false => converse(&harness, &cli.prompt, main_agent.as_deref()).await,
-    };
+    let outcome = converse(&harness, &cli.prompt, main_agent.as_deref()).await;
     harness.host.shutdown().await;
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
@@ -86,14 +78,11 @@ async fn main() -> ExitCode {
     }
 }
 
-/// The skills and agents the run uses, or, for `--check-skills` and
-/// `--check-agents`, the status to end with once they are reported.
+/// The skills and agents the run uses, or, for `--check-agents`, the
+/// status to end with once they are reported. (Chapter 8's `--check-skills`
+/// stays there: `cargo run -p ch08-skills-solution -- --check-skills`.)
 fn load(cli: &cli::Cli) -> Result<(Vec<Skill>, Vec<agents::Agent>), ExitCode> {
-    let entries = skills::load(&cli.skill_folders);
-    if cli.check_skills {
-        return Err(check_skills(&entries));
-    }
-    let skills = usable_skills(&entries);
+    let skills = usable_skills(&skills::load(&cli.skill_folders));
     let names: Vec<&str> = skills.iter().map(|skill| skill.name.as_str()).collect();
     let agent_entries = agents::load(&cli.agent_folders, &names);
     if cli.check_agents {
@@ -107,8 +96,8 @@ fn load(cli: &cli::Cli) -> Result<(Vec<Skill>, Vec<agents::Agent>), ExitCode> {
 }
 
 /// What the model will have, one line each, before the first turn, and
-/// the prompt (a measurement has its own).
-fn introduce(host: &Host, skills: &[Skill], agents: &[agents::Agent], prompt: Option<&str>) {
+/// the prompt.
+fn introduce(host: &Host, skills: &[Skill], agents: &[agents::Agent], prompt: &str) {
     wire_host::show::servers_and_tools(host);
     for skill in skills {
         println!("skill {}", skill.name);
@@ -120,9 +109,7 @@ fn introduce(host: &Host, skills: &[Skill], agents: &[agents::Agent], prompt: Op
         let catalogue = tokens::count(&skills::catalogue(skills));
         println!("catalogue: {catalogue} tokens (cl100k_base)");
     }
-    if let Some(prompt) = prompt {
-        println!("user: {prompt}");
-    }
+    println!("user: {prompt}");
 }
 
 /// The main conversation: the prompt, the loop, the answer.
@@ -137,30 +124,6 @@ async fn converse(harness: &Harness, prompt: &str, agent: Option<&str>) -> Resul
     println!("answer: {answer}");
     Ok(())
 }
-
-// ANCHOR: check_skills
-/// `--check-skills`: one line per folder, then what the catalogue costs.
-/// Exit 0 when every folder is a skill the harness loads, 1 otherwise.
-fn check_skills(entries: &[(PathBuf, Entry)]) -> ExitCode {
-    let mut all_loaded = true;
-    for (_, entry) in entries {
-        match entry {
-            Entry::Valid(skill) => println!("ok {}", skill.name),
-            Entry::Invalid(problem) => println!("invalid {problem}"),
-            Entry::Duplicate(problem) => println!("skipped {problem}"),
-        }
-        all_loaded &= matches!(entry, Entry::Valid(_));
-    }
-    let skills: Vec<Skill> = skills::valid_skills(entries).cloned().collect();
-    let catalogue = tokens::count(&skills::catalogue(&skills));
-    println!("catalogue: {catalogue} tokens (cl100k_base)");
-    if all_loaded {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    }
-}
-// ANCHOR_END: check_skills
 
 // ANCHOR: check_agents
 /// `--check-agents`: one line per file. Exit 0 when every file is an

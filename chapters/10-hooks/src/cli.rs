@@ -15,10 +15,6 @@ use wire_host::model::{self, Model, Provider};
 
 use crate::PROGRAM;
 
-/// The notes `--measure-agents` reads: chapter 5's server serves this
-/// folder when no `--server` is given.
-const NOTES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/notes");
-
 /// The demo script, built into the binary so the demo needs no files.
 const DEMO_SCRIPT: &str = include_str!("../scripts/injection.json");
 /// The chapter's own hooks, used when the program runs with no arguments.
@@ -33,8 +29,7 @@ const ABOUT: &str = "ch10-hooks: an agent loop over MCP servers, with skills, su
     With no arguments it runs a scripted demo: the model reads a note in a fresh\n\
     working folder, the note tells it to delete the folder, it calls Bash with\n\
     rm -rf, and this chapter's settings.json has a PreToolUse hook that blocks\n\
-    the call; no network. No server starts unless named (with --measure-agents,\n\
-    chapter 5's over notes/ as `notes`).";
+    the call; no network. No server starts unless named.";
 
 #[derive(Parser)]
 #[command(name = PROGRAM, bin_name = PROGRAM, about = ABOUT, after_help = cli::MODEL_ENVIRONMENT)]
@@ -54,21 +49,10 @@ struct Args {
     /// chapter's skills/ folder)
     #[arg(long = "skills", value_name = "DIR")]
     skill_folders: Vec<PathBuf>,
-    /// Validate the skills and print one line per folder and the
-    /// catalogue's cost; start nothing
-    #[arg(long)]
-    check_skills: bool,
-    /// Print what N synthetic skills cost an idle turn, in the catalogue and
-    /// pasted inline; start nothing
-    #[arg(long)]
-    measure_skills: bool,
     /// Load the agent files (*.md) under DIR (repeatable; default: this
     /// chapter's agents/ folder)
     #[arg(long = "agents", value_name = "DIR")]
     agent_folders: Vec<PathBuf>,
-    /// Validate the agent files and print one line per file; start nothing
-    #[arg(long)]
-    check_agents: bool,
     /// Levels of subagents below the main conversation (1: subagents get no
     /// Agent tool; 0: none)
     #[arg(long, value_name = "N", default_value_t = 1)]
@@ -76,10 +60,6 @@ struct Args {
     /// Subagents of one reply that run at once
     #[arg(long, value_name = "N", default_value_t = 4)]
     max_concurrent: usize,
-    /// Run a question that reads five notes twice, in place and delegated,
-    /// and print the parent's context per turn
-    #[arg(long)]
-    measure_agents: bool,
     /// The hooks of a settings.json file (default: none; with no arguments,
     /// this chapter's settings.json)
     #[arg(long, value_name = "FILE")]
@@ -99,10 +79,6 @@ pub struct Cli {
     pub servers: Vec<ServerConfig>,
     pub skill_folders: Vec<PathBuf>,
     pub agent_folders: Vec<PathBuf>,
-    pub check_skills: bool,
-    pub measure_skills: bool,
-    pub check_agents: bool,
-    pub measure_agents: bool,
     pub model: Model,
     pub prompt: String,
     pub max_turns: u32,
@@ -134,10 +110,7 @@ fn resolve(args: Args, demo: bool) -> Result<Cli, String> {
         Some(id) => session_id(id)?,
         None => format!("session-{}", std::process::id()),
     };
-    // Checking or measuring talks to no model, whatever is named.
-    let offline = args.check_skills || args.measure_skills || args.check_agents;
-    let offline = offline || args.measure_agents;
-    let model_name = cli::model_name(args.model).filter(|_| !offline);
+    let model_name = cli::model_name(args.model);
     // A real model only when one is named: a key in the environment alone
     // never sends anything anywhere.
     let (mut model, script_prompt) = model_of(model_name, args.script)?;
@@ -146,27 +119,14 @@ fn resolve(args: Args, demo: bool) -> Result<Cli, String> {
         true => script_prompt,
         false => args.prompt.join(" "),
     };
-    if prompt.is_empty() && !offline {
+    if prompt.is_empty() {
         return Err("give a prompt: ch10-hooks --model NAME What is 2 + 3?".to_string());
     }
-    let notes = ["--notes-dir", NOTES];
-    let default_server = match args.measure_agents {
-        true => Some(cli::chapter_server(
-            "notes",
-            "ch05-prompts-solution",
-            &notes,
-        )),
-        false => None,
-    };
     Ok(Cli {
-        servers: args.servers.configs(default_server)?,
+        servers: args.servers.configs(None)?,
         options: args.servers.options(),
         skill_folders: or_default(args.skill_folders, DEFAULT_SKILLS),
         agent_folders: or_default(args.agent_folders, DEFAULT_AGENTS),
-        check_skills: args.check_skills,
-        measure_skills: args.measure_skills,
-        check_agents: args.check_agents,
-        measure_agents: args.measure_agents,
         model,
         prompt,
         max_turns: args.max_turns,

@@ -46,10 +46,6 @@ struct Args {
     /// catalogue's cost; start nothing
     #[arg(long)]
     check_skills: bool,
-    /// Print what N synthetic skills cost an idle turn, in the catalogue and
-    /// pasted inline; start nothing
-    #[arg(long)]
-    measure_skills: bool,
     /// What to ask (default: the script's prompt)
     prompt: Vec<String>,
 }
@@ -58,7 +54,6 @@ pub struct Cli {
     pub servers: Vec<ServerConfig>,
     pub skill_folders: Vec<PathBuf>,
     pub check_skills: bool,
-    pub measure_skills: bool,
     pub model: Model,
     pub prompt: String,
     pub max_turns: u32,
@@ -76,8 +71,8 @@ fn resolve(args: Args) -> Result<Cli, String> {
     if let Some(folder) = args.skill_folders.iter().find(|folder| !folder.is_dir()) {
         return Err(format!("--skills {}: no such folder", folder.display()));
     }
-    // Checking or measuring skills talks to no model, whatever is named.
-    let offline = args.check_skills || args.measure_skills;
+    // Checking skills talks to no model, whatever is named.
+    let offline = args.check_skills;
     let model_name = cli::model_name(args.model).filter(|_| !offline);
     // A real model only when one is named: a key in the environment alone
     // never sends anything anywhere.
@@ -108,7 +103,6 @@ fn resolve(args: Args) -> Result<Cli, String> {
         options: args.servers.options(),
         skill_folders,
         check_skills: args.check_skills,
-        measure_skills: args.measure_skills,
         model,
         prompt,
         max_turns: args.max_turns,

@@ -14,10 +14,6 @@ use wire_host::model::{self, Model, Provider};
 
 use crate::PROGRAM;
 
-/// The notes `--measure-agents` reads: chapter 5's server serves this
-/// folder when no `--server` is given.
-const NOTES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/notes");
-
 /// The demo script, built into the binary so the demo needs no files.
 const DEMO_SCRIPT: &str = include_str!("../scripts/subagents.json");
 /// The chapter's own skills, used when no `--skills` is given.
@@ -27,9 +23,9 @@ const DEFAULT_AGENTS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/agents");
 
 const ABOUT: &str = "ch09-subagents: an agent loop over MCP servers, with skills and subagents.\n\n\
     With no options it runs a scripted demo: chapter 3's server as `add` (run\n\
-    through `cargo run` from this workspace; with --measure-agents, chapter 5's\n\
-    over notes/ as `notes`), this chapter's agents and skills, and a scripted\n\
-    model that delegates two tasks to subagents in one turn; no network.";
+    through `cargo run` from this workspace), this chapter's agents and skills,\n\
+    and a scripted model that delegates two tasks to subagents in one turn; no\n\
+    network.";
 
 #[derive(Parser)]
 #[command(name = PROGRAM, bin_name = PROGRAM, about = ABOUT, after_help = cli::MODEL_ENVIRONMENT)]
@@ -49,14 +45,6 @@ struct Args {
     /// chapter's skills/ folder)
     #[arg(long = "skills", value_name = "DIR")]
     skill_folders: Vec<PathBuf>,
-    /// Validate the skills and print one line per folder and the
-    /// catalogue's cost; start nothing
-    #[arg(long)]
-    check_skills: bool,
-    /// Print what N synthetic skills cost an idle turn, in the catalogue and
-    /// pasted inline; start nothing
-    #[arg(long)]
-    measure_skills: bool,
     /// Load the agent files (*.md) under DIR (repeatable; default: this
     /// chapter's agents/ folder)
     #[arg(long = "agents", value_name = "DIR")]
@@ -71,10 +59,6 @@ struct Args {
     /// Subagents of one reply that run at once
     #[arg(long, value_name = "N", default_value_t = 4)]
     max_concurrent: usize,
-    /// Run a question that reads five notes twice, in place and delegated,
-    /// and print the parent's context per turn
-    #[arg(long)]
-    measure_agents: bool,
     // STRETCH(ch09/spawn-allowlist): `--agent NAME` runs the main
     // conversation as the agent NAME, as `claude --agent` does: its Agent
     // tool offers and runs only the types its `Agent(a, b)` rules name
@@ -93,10 +77,7 @@ pub struct Cli {
     pub servers: Vec<ServerConfig>,
     pub skill_folders: Vec<PathBuf>,
     pub agent_folders: Vec<PathBuf>,
-    pub check_skills: bool,
-    pub measure_skills: bool,
     pub check_agents: bool,
-    pub measure_agents: bool,
     pub model: Model,
     pub prompt: String,
     pub max_turns: u32,
@@ -129,9 +110,8 @@ fn resolve(args: Args) -> Result<Cli, String> {
     if args.max_concurrent == 0 {
         return Err("--max-concurrent 0: at least one subagent must be able to run".to_string());
     }
-    // Checking or measuring talks to no model, whatever is named.
-    let offline = args.check_skills || args.measure_skills || args.check_agents;
-    let offline = offline || args.measure_agents;
+    // Checking talks to no model, whatever is named.
+    let offline = args.check_agents;
     let model_name = cli::model_name(args.model).filter(|_| !offline);
     // A real model only when one is named: a key in the environment alone
     // never sends anything anywhere.
@@ -152,19 +132,13 @@ fn resolve(args: Args) -> Result<Cli, String> {
     if prompt.is_empty() && !offline {
         return Err("give a prompt: ch09-subagents --model NAME What is 2 + 3?".to_string());
     }
-    let default_server = match args.measure_agents {
-        true => cli::chapter_server("notes", "ch05-prompts-solution", &["--notes-dir", NOTES]),
-        false => cli::chapter_server("add", "ch03-add-tool-solution", &[]),
-    };
+    let default_server = cli::chapter_server("add", "ch03-add-tool-solution", &[]);
     Ok(Cli {
         servers: args.servers.configs(Some(default_server))?,
         options: args.servers.options(),
         skill_folders: or_default(args.skill_folders, DEFAULT_SKILLS),
         agent_folders: or_default(args.agent_folders, DEFAULT_AGENTS),
-        check_skills: args.check_skills,
-        measure_skills: args.measure_skills,
         check_agents: args.check_agents,
-        measure_agents: args.measure_agents,
         model,
         prompt,
         max_turns: args.max_turns,

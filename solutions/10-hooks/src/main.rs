@@ -15,7 +15,6 @@ mod events;
 mod fence;
 mod harness;
 mod hooks;
-mod measure;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -44,14 +43,7 @@ async fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(status) => return status,
     };
-    if cli.measure_skills {
-        measure::print_table();
-        return ExitCode::SUCCESS;
-    }
-    let (skills, agents) = match load(&cli) {
-        Ok(loaded) => loaded,
-        Err(status) => return status,
-    };
+    let (skills, agents) = load(&cli);
     // Building the tokenizer is a moment of pure CPU work. On the runtime's
     // only thread it would stall the tasks that read the servers' pipes;
     // on the blocking pool it overlaps the servers' start instead.
@@ -63,8 +55,7 @@ async fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let prompt = (!cli.measure_agents).then_some(cli.prompt.as_str());
-    introduce(&host, &skills, &agents, prompt);
+    introduce(&host, &skills, &agents, &cli.prompt);
     let _ = tokenizer.await; // Ready before the first turn counts tokens.
     let opened = Session::open(cli.workdir.as_deref(), &cli.session_id, cli.demo)
         .and_then(|session| Ok((load_settings(cli.settings.as_deref())?, session)));
@@ -90,31 +81,25 @@ async fn main() -> ExitCode {
         session_context: Vec::new(),
         delegate: delegate::start,
     };
-    let outcome = converse(&mut harness, cli.measure_agents, &cli.prompt).await;
+    let outcome = converse(&mut harness, &cli.prompt).await;
     harness.host.shutdown().await;
     session.close(cli.demo);
     finish(outcome)
 }
 
-/// The skills and agents the run uses, or, for `--check-skills` and
-/// `--check-agents`, the status to end with once they are reported.
-fn load(cli: &cli::Cli) -> Result<(Vec<Skill>, Vec<agents::Agent>), ExitCode> {
-    let entries = skills::load(&cli.skill_folders);
-    if cli.check_skills {
-        return Err(check_skills(&entries));
-    }
-    let skills = usable_skills(&entries);
+/// The skills and agents the run uses; each one left out is reported on
+/// stderr. (Checking them is chapter 8's `--check-skills` and chapter 9's
+/// `--check-agents`; this chapter does not carry those on.)
+fn load(cli: &cli::Cli) -> (Vec<Skill>, Vec<agents::Agent>) {
+    let skills = usable_skills(&skills::load(&cli.skill_folders));
     let names: Vec<&str> = skills.iter().map(|skill| skill.name.as_str()).collect();
-    let agent_entries = agents::load(&cli.agent_folders, &names);
-    if cli.check_agents {
-        return Err(check_agents(&agent_entries));
-    }
-    Ok((skills, usable_agents(&agent_entries)))
+    let agents = usable_agents(&agents::load(&cli.agent_folders, &names));
+    (skills, agents)
 }
 
 /// What the model will have, one line each, before the first turn, and
-/// the prompt (a measurement has its own).
-fn introduce(host: &Host, skills: &[Skill], agents: &[agents::Agent], prompt: Option<&str>) {
+/// the prompt.
+fn introduce(host: &Host, skills: &[Skill], agents: &[agents::Agent], prompt: &str) {
     wire_host::show::servers_and_tools(host);
     for skill in skills {
         println!("skill {}", skill.name);
@@ -126,9 +111,7 @@ fn introduce(host: &Host, skills: &[Skill], agents: &[agents::Agent], prompt: Op
         let catalogue = tokens::count(&skills::catalogue(skills));
         println!("catalogue: {catalogue} tokens (cl100k_base)");
     }
-    if let Some(prompt) = prompt {
-        println!("user: {prompt}");
-    }
+    println!("user: {prompt}");
 }
 
 /// The hooks of `--settings`, or none.
@@ -139,31 +122,19 @@ fn load_settings(path: Option<&Path>) -> Result<hooks::Settings, String> {
     }
 }
 
-/// SessionStart, then the main conversation (or the measurement): the
-/// answer, if there is one to print.
-async fn converse(
-    harness: &mut Harness,
-    measure_agents: bool,
-    prompt: &str,
-) -> Result<Option<String>, String> {
+/// SessionStart, then the main conversation: the answer.
+async fn converse(harness: &mut Harness, prompt: &str) -> Result<String, String> {
     let mut log = Log { lines: None };
     session_start(harness, &mut log).await?;
-    if measure_agents {
-        return measure::print_delegation(harness).await.map(|()| None);
-    }
     let main_context = harness.main_context();
-    agent::run(harness, &main_context, prompt, &mut log)
-        .await
-        .map(Some)
+    agent::run(harness, &main_context, prompt, &mut log).await
 }
 
 /// The answer on stdout, or the error on stderr, and the status to end with.
-fn finish(outcome: Result<Option<String>, String>) -> ExitCode {
+fn finish(outcome: Result<String, String>) -> ExitCode {
     match outcome {
         Ok(answer) => {
-            if let Some(answer) = answer {
-                println!("answer: {answer}");
-            }
+            println!("answer: {answer}");
             ExitCode::SUCCESS
         }
         Err(err) => {
@@ -280,51 +251,6 @@ fn fresh_folder(path: &Path) -> Result<(), String> {
     let _ = std::fs::remove_dir_all(path);
     std::fs::create_dir_all(path).map_err(|err| format!("cannot create {}: {err}", path.display()))
 }
-
-// ANCHOR: check_skills
-/// `--check-skills`: one line per folder, then what the catalogue costs.
-/// Exit 0 when every folder is a skill the harness loads, 1 otherwise.
-fn check_skills(entries: &[(PathBuf, Entry)]) -> ExitCode {
-    let mut all_loaded = true;
-    for (_, entry) in entries {
-        match entry {
-            Entry::Valid(skill) => println!("ok {}", skill.name),
-            Entry::Invalid(problem) => println!("invalid {problem}"),
-            Entry::Duplicate(problem) => println!("skipped {problem}"),
-        }
-        all_loaded &= matches!(entry, Entry::Valid(_));
-    }
-    let skills: Vec<Skill> = skills::valid_skills(entries).cloned().collect();
-    let catalogue = tokens::count(&skills::catalogue(&skills));
-    println!("catalogue: {catalogue} tokens (cl100k_base)");
-    if all_loaded {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    }
-}
-// ANCHOR_END: check_skills
-
-// ANCHOR: check_agents
-/// `--check-agents`: one line per file. Exit 0 when every file is an
-/// agent the harness loads, 1 otherwise.
-fn check_agents(entries: &[(PathBuf, agents::Entry)]) -> ExitCode {
-    let mut all_loaded = true;
-    for (_, entry) in entries {
-        match entry {
-            agents::Entry::Valid(agent) => println!("ok {}", agent.name),
-            agents::Entry::Invalid(problem) => println!("invalid {problem}"),
-            agents::Entry::Duplicate(problem) => println!("skipped {problem}"),
-        }
-        all_loaded &= matches!(entry, agents::Entry::Valid(_));
-    }
-    if all_loaded {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    }
-}
-// ANCHOR_END: check_agents
 
 /// The agents the model may delegate to; every file left out is reported
 /// on stderr (Claude Code skips most of them silently).

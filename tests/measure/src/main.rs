@@ -1,0 +1,79 @@
+//! `wire-measure`: the tool behind the book's tables of what skills and
+//! subagents cost. It is no chapter's lesson and the learner does not write
+//! it: it drives a harness chapter's binary, the way a learner runs it, and
+//! reads the cost of every request from the line the chapter's loop already
+//! prints for it (`turn 1: sending 1 messages, 1834 bytes: 412 tokens ...`).
+//! So a table counts what the chapter really sends, nothing composed beside it.
+//!
+//! - `wire-measure --bin PATH skills`: chapter 8's binary, with N synthetic
+//!   skills (1, 10, 100) on an idle turn, against the same skills pasted
+//!   into the system prompt (see `skills.rs`);
+//! - `wire-measure --bin PATH agents`: chapter 9's binary, one question that
+//!   needs five notes, answered in place and delegated (see `agents.rs`).
+//!
+//! `cargo xtask measure skills|agents` runs it on the reference solution
+//! (or `--bin PATH`, a learner's build); the transcripts
+//! `tests/transcripts/ch08/measure.wire` and `ch09/measure.wire` pin its
+//! output, with the chapter's servers replayed.
+
+mod agents;
+mod run;
+mod skills;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(
+    name = "wire-measure",
+    about = "What a harness chapter's requests cost, in tokens"
+)]
+struct Args {
+    /// The chapter binary to drive (chapter 8's for skills, 9's for agents)
+    #[arg(long, value_name = "PATH")]
+    bin: PathBuf,
+    #[command(subcommand)]
+    table: Table,
+}
+
+#[derive(Subcommand)]
+enum Table {
+    /// An idle turn with N synthetic skills, in the catalogue and pasted inline
+    Skills {
+        /// Passed to every run of the binary (default: the binary's own)
+        #[arg(long = "server", value_name = "NAME=COMMAND")]
+        servers: Vec<String>,
+    },
+    /// A question that reads five notes, in place and delegated
+    Agents {
+        /// Passed to every run of the binary (default: chapter 5's server
+        /// over tests/measure/notes as `notes`)
+        #[arg(long = "server", value_name = "NAME=COMMAND")]
+        servers: Vec<String>,
+    },
+}
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    // The runs start in other folders: a relative path would not find it.
+    let bin = match std::path::absolute(&args.bin) {
+        Ok(bin) => bin,
+        Err(err) => {
+            eprintln!("wire-measure: --bin {}: {err}", args.bin.display());
+            return ExitCode::from(2);
+        }
+    };
+    let outcome = match args.table {
+        Table::Skills { servers } => skills::print_table(&bin, &servers),
+        Table::Agents { servers } => agents::print_table(&bin, &servers),
+    };
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("wire-measure: {err}");
+            ExitCode::FAILURE
+        }
+    }
+}
