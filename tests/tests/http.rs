@@ -152,11 +152,29 @@ const SUM: &str = r#"{"jsonrpc":"2.0","id":7,"result":{"_meta":{"io.modelcontext
 #[test]
 fn a_body_over_the_limit_is_refused_and_the_server_goes_on() {
     let server = Server::start(&[]);
-    let head = "POST /mcp HTTP/1.1\nContent-Type: application/json\n";
-    let big = vec![b' '; 1024 * 1024 + 1];
+    // Only the head is sent: its Content-Length is over the limit, and the
+    // server refuses before reading a byte of the body. (Sending the body
+    // too would race the server's close: a client still writing when the
+    // refusal arrives gets a broken pipe, or a reset that can eat the reply.)
+    let mut stream = TcpStream::connect(&server.address).unwrap();
+    stream.set_read_timeout(Some(LIMIT)).unwrap();
+    write!(
+        stream,
+        "POST /mcp HTTP/1.1\r\nContent-Type: application/json\r\nHost: {}\r\n\
+         Content-Length: {}\r\nConnection: close\r\n\r\n",
+        server.address,
+        1024 * 1024 + 1
+    )
+    .unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).unwrap();
+    let lines: Vec<&str> = response
+        .split("\r\n")
+        .filter(|line| !line.starts_with("date: "))
+        .collect();
     let body = r#"{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request: a message may be at most 1048576 bytes"}}"#;
     assert_eq!(
-        server.exchange(head, &big),
+        lines.join("\n"),
         response("413 Payload Too Large", &[], body)
     );
     let call = modern_call(7, "add", json!({ "a": 2, "b": 3 }));
