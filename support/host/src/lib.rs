@@ -11,10 +11,16 @@ extern crate self as wire_host;
 
 /// Chapter 9: subagent definitions.
 pub mod agents;
+/// Chapter 10's `Bash` tool, the thing its hooks fence (not generated: no
+/// chapter teaches it).
+pub mod bash;
 /// The command line's shared part (not generated: no chapter teaches it).
 pub mod cli;
 /// Chapter 6: one MCP server on its pipes.
 pub mod connection;
+/// Chapter 10's hook events as a type that writes its own input (not
+/// generated: the wire's shape, not a lesson).
+pub mod events;
 /// Chapter 6: several servers and one merged catalogue.
 pub mod host;
 /// Chapter 9: the parallel join of subagents.
@@ -26,6 +32,9 @@ pub mod model;
 pub mod process;
 /// Chapter 9: MCP resources as a tool the model can call.
 pub mod resource_tool;
+/// Claude Code's settings.json: the hooks section (not generated: format
+/// plumbing; chapter 10 hands it its matcher parser).
+pub mod settings;
 /// What a harness prints before its first turn (not generated either).
 pub mod show;
 /// Chapter 8: the Skill and read_skill_file tools.
