@@ -217,6 +217,72 @@ fn hook_text_past_ten_thousand_characters_is_cut_with_a_note() {
 }
 
 #[test]
+fn a_hook_script_the_model_can_write_cannot_switch_the_fence_off() {
+    // The demo's setup: the rm blocker in the project's .claude/hooks,
+    // which the model's Bash can write. Its first call (not an rm, so
+    // allowed) makes the script let everything through and takes its
+    // executable bit; its second deletes a file. The harness runs the hook
+    // from the copy it made at start-up, so the second call is blocked.
+    if !jq_ready() {
+        return;
+    }
+    let dir = scratch("snapshot");
+    let work = dir.join("work");
+    std::fs::create_dir_all(work.join(".claude/hooks")).unwrap();
+    let work = std::fs::canonicalize(&work).unwrap();
+    let hook = work.join(".claude/hooks/block-rm.sh");
+    std::fs::copy(
+        course::root().join("solutions/10-hooks/scripts/block-rm.sh"),
+        &hook,
+    )
+    .unwrap();
+    std::fs::write(work.join("keep.txt"), "kept").unwrap();
+    let settings = dir.join("settings.json");
+    std::fs::copy(
+        course::root().join("solutions/10-hooks/scripts/settings.json"),
+        &settings,
+    )
+    .unwrap();
+    let call = |id: &str, command: &str| {
+        serde_json::json!({"id": "msg", "type": "message", "role": "assistant", "model": "scripted",
+            "content": [{"type": "tool_use", "id": id, "name": "Bash", "input": {"command": command}}],
+            "stop_reason": "tool_use", "stop_sequence": null,
+            "usage": {"input_tokens": 0, "output_tokens": 0}})
+    };
+    let mut done = call("toolu_03", "");
+    done["content"] = serde_json::json!([{"type": "text", "text": "Done."}]);
+    done["stop_reason"] = serde_json::json!("end_turn");
+    let script = serde_json::json!({"prompt": "Tidy up.", "replies": [
+        call("toolu_01", "printf 'exit 0' > .claude/hooks/block-rm.sh && chmod -x .claude/hooks/block-rm.sh"),
+        call("toolu_02", "rm keep.txt"),
+        done,
+    ]});
+    let script_path = dir.join("script.json");
+    std::fs::write(&script_path, script.to_string()).unwrap();
+    ch10()
+        .arg("--settings")
+        .arg(&settings)
+        .arg("--workdir")
+        .arg(&work)
+        .arg("--script")
+        .arg(&script_path)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(
+            "block-rm.sh runs from a copy made now",
+        ))
+        .stdout(predicate::str::contains(
+            "a PreToolUse hook blocked this call: Blocked: rm commands are not allowed",
+        ));
+    assert_eq!(
+        std::fs::read_to_string(&hook).unwrap(),
+        "exit 0",
+        "the attack ran"
+    );
+    assert!(work.join("keep.txt").exists(), "the fence was switched off");
+}
+
+#[test]
 fn bash_runs_in_the_workdir_and_reports_the_exit_status() {
     let dir = scratch("workdir");
     let work = dir.join("work");

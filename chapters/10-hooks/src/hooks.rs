@@ -9,20 +9,18 @@
 //! decision.
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
-use serde_json::{Map, Value, json};
-use wire_host::events::capped;
+use serde_json::{Map, Value};
+use wire_host::events::{capped, common_fields};
 use wire_host::join::{Run, join_all};
-use wire_host::process::run_bounded;
-use wire_host::settings::{self, Handler};
+use wire_host::settings::{self, Handler, Ran};
 
 use crate::PROGRAM;
 use crate::events::Event;
 
-/// A command hook's timeout unless it sets one (seconds).
+/// A command hook's timeout unless it sets one (seconds), Claude Code's.
 const DEFAULT_TIMEOUT_S: u64 = 600;
-/// UserPromptSubmit hooks hold up the user, so theirs is shorter.
+/// A UserPromptSubmit hook's (seconds).
 const PROMPT_TIMEOUT_S: u64 = 30;
 
 /// The events this harness fires: the ones a settings file may name here
@@ -166,16 +164,6 @@ pub struct Hooks {
 }
 
 impl Hooks {
-    /// The fields every event's input carries.
-    fn common(&self) -> Map<String, Value> {
-        let mut input = Map::new();
-        input.insert("session_id".into(), json!(self.session_id));
-        input.insert("transcript_path".into(), json!(self.transcript_path));
-        input.insert("cwd".into(), json!(self.workdir));
-        input.insert("permission_mode".into(), json!("default"));
-        input
-    }
-
     // ANCHOR: fire
     /// Runs every handler of `event` whose matcher matches its target (a
     /// tool name, SessionStart's source, SubagentStop's agent type; events
@@ -191,10 +179,18 @@ impl Hooks {
     ) -> (Outcome, Vec<String>) {
         let name = event.name();
         let handlers = self.matching(event);
-        let stdin = event.input(self.common(), inside).to_string().into_bytes();
+        let common = common_fields(&self.session_id, &self.transcript_path, &self.workdir);
+        let stdin = event.input(common, inside).to_string().into_bytes();
+        // UserPromptSubmit hooks hold up the user, so their default is shorter.
+        let default = match event {
+            Event::UserPromptSubmit { .. } => PROMPT_TIMEOUT_S,
+            _ => DEFAULT_TIMEOUT_S,
+        };
         let runs: Vec<Run<'_, Ran>> = handlers
             .iter()
-            .map(|handler| Box::pin(self.run_one(name, handler, stdin.clone())) as Run<'_, Ran>)
+            .map(|handler| {
+                Box::pin(handler.run(&self.workdir, stdin.clone(), default)) as Run<'_, Ran>
+            })
             .collect();
         let results = join_all(runs).await;
         let mut outcome = Outcome::default();
@@ -237,42 +233,6 @@ impl Hooks {
         }
         handlers
     }
-
-    /// Runs one handler (wire-host's `Handler::command`: `sh -c COMMAND`,
-    /// or the exec form) in the working folder, with the input on stdin,
-    /// and its timeout.
-    async fn run_one(&self, event: &str, handler: &Handler, stdin: Vec<u8>) -> Ran {
-        let default = if event == "UserPromptSubmit" {
-            PROMPT_TIMEOUT_S
-        } else {
-            DEFAULT_TIMEOUT_S
-        };
-        let seconds = handler.timeout.unwrap_or(default);
-        let command = handler.command(&self.workdir);
-        match run_bounded(command, Some(stdin), Duration::from_secs(seconds)).await {
-            Err(err) => Ran::CannotStart(err.to_string()),
-            Ok(output) => match output.status {
-                None => Ran::TimedOut(seconds),
-                Some(status) => Ran::Exited {
-                    code: status.code(),
-                    stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
-                    stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
-                },
-            },
-        }
-    }
-}
-
-/// How one hook run ended.
-enum Ran {
-    CannotStart(String),
-    TimedOut(u64),
-    /// `code` is `None` when a signal ended it.
-    Exited {
-        code: Option<i32>,
-        stdout: String,
-        stderr: String,
-    },
 }
 
 /// Folds one hook's run into the event's outcome, and says in one line
@@ -327,13 +287,11 @@ fn exited(
         event,
         Event::UserPromptSubmit { .. } | Event::SessionStart { .. }
     );
-    // TODO(ch10/exit-codes): exit 2 refuses (outcome.refuse) with the
-    // reason of the JSON's own block (json_reason) or else stderr
-    // (trimmed), and reads any JSON object too; on any other code a JSON
-    // object is read_json's; plain stdout of exit 0 is context where
-    // plain_is_context; every other code is an Err, the line that says how
-    // the hook failed. Each arm returns the hook's line, as the
-    // transcripts show it.
+    // TODO(ch10/exit-codes): exit 2 refuses (outcome.refuse) with the JSON's
+    // own reason (json_reason) or else stderr trimmed, and reads any JSON
+    // object too; on any other code a JSON object is read_json's; plain
+    // stdout of exit 0 is context where plain_is_context; any other code
+    // is an Err. Each arm gives the hook's line, as the transcripts show it.
     let _ = (
         json,
         plain_is_context,

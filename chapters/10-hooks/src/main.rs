@@ -70,7 +70,7 @@ async fn main() -> ExitCode {
     introduce(&host, &skills, &agents, prompt);
     let _ = tokenizer.await; // Ready before the first turn counts tokens.
     let opened = Session::open(cli.workdir.as_deref(), &cli.session_id, cli.demo)
-        .and_then(|session| Ok((load_settings(cli.settings.as_deref())?, session)));
+        .and_then(|session| Ok((load_settings(cli.settings.as_deref(), &session)?, session)));
     let (settings, session) = match opened {
         Ok(opened) => opened,
         Err(err) => {
@@ -134,12 +134,18 @@ fn introduce(host: &Host, skills: &[Skill], agents: &[agents::Agent], prompt: Op
     }
 }
 
-/// The hooks of `--settings`, or none.
-fn load_settings(path: Option<&Path>) -> Result<hooks::Settings, String> {
-    match path {
-        Some(path) => hooks::load(path),
-        None => Ok(hooks::Settings::default()),
-    }
+/// The hooks of `--settings`, or none, their scripts in the working folder
+/// copied out of the model's reach (`Settings::snapshot`, in wire-host).
+fn load_settings(path: Option<&Path>, session: &Session) -> Result<hooks::Settings, String> {
+    let Some(path) = path else {
+        return Ok(hooks::Settings::default());
+    };
+    let mut settings = hooks::load(path)?;
+    let copies = settings.snapshot(&session.workdir, &session.folder.join("hooks"))?;
+    copies
+        .iter()
+        .for_each(|line| eprintln!("{PROGRAM}: {line}"));
+    Ok(settings)
 }
 
 /// SessionStart, then the main conversation (or the measurement): the

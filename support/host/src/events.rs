@@ -26,6 +26,18 @@ pub fn capped(text: String) -> String {
     }
 }
 
+/// The fields every event's input carries: the session's id, its
+/// transcript file, the working folder, and the permission mode (always
+/// `default` here: this harness has no other).
+pub fn common_fields(session_id: &str, transcript_path: &Path, cwd: &Path) -> Map<String, Value> {
+    let mut input = Map::new();
+    input.insert("session_id".into(), json!(session_id));
+    input.insert("transcript_path".into(), json!(transcript_path));
+    input.insert("cwd".into(), json!(cwd));
+    input.insert("permission_mode".into(), json!("default"));
+    input
+}
+
 /// One event, with what its hooks are told.
 // ANCHOR: event
 pub enum Event<'a> {

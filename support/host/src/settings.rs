@@ -1,19 +1,24 @@
 //! Claude Code's `settings.json`, the part a harness reads: `hooks`, which
 //! maps an event to matcher groups, each with its handlers. Reading the
-//! file is format plumbing, no chapter's lesson: chapter 10 teaches what a
-//! matcher means (it hands `load` its own parser) and what a hook's answer
-//! means; chapter 17 adds the file's permissions and sandbox.
+//! file, starting a handler as a process (the shell form or the exec
+//! form, bounded by `process.rs`) and keeping its script out of the
+//! model's reach are plumbing, no chapter's lesson: chapter 10 teaches
+//! what a matcher means (it hands `load` its own parser) and what a hook's
+//! answer means; chapter 17 adds the file's permissions and sandbox.
 //!
 //! A handler field this harness does not implement is never ignored in
 //! silence: it is either refused (the settings are invalid, the harness
 //! does not start) or skipped with a line that says what happens instead.
 
 use std::fmt::Display;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Stdio;
+use std::time::Duration;
 
 use serde_json::Value;
 use tokio::process::Command;
+
+use crate::process::run_bounded;
 
 /// The events whose handlers may set `if` (Claude Code's tool events):
 /// on any other event, a handler with `if` never runs.
@@ -37,6 +42,9 @@ pub struct Handler {
     /// `onFailure: "block"`: a hook that cannot start, times out or exits
     /// unexpectedly blocks, instead of giving no decision.
     pub fail_closed: bool,
+    /// Scripts of the project copied at start-up (`Settings::snapshot`):
+    /// each text of `command` and `args` that names one, and its copy.
+    pub copies: Vec<(String, PathBuf)>,
 }
 
 /// `{ "matcher": ..., "hooks": [...] }` under an event, its matcher read by
@@ -194,10 +202,43 @@ fn read_handler(
         args,
         timeout: handler["timeout"].as_u64(),
         fail_closed,
+        copies: Vec::new(),
     }))
 }
 
+/// How one hook run ended.
+pub enum Ran {
+    CannotStart(String),
+    /// Killed at its timeout (seconds), with every process it started.
+    TimedOut(u64),
+    /// `code` is `None` when a signal ended it.
+    Exited {
+        code: Option<i32>,
+        stdout: String,
+        stderr: String,
+    },
+}
+
 impl Handler {
+    /// Runs the handler in the project folder with `stdin` as its input,
+    /// for at most its timeout (`default` seconds unless it sets one);
+    /// at the deadline its whole process group is killed.
+    pub async fn run(&self, project: &Path, stdin: Vec<u8>, default: u64) -> Ran {
+        let seconds = self.timeout.unwrap_or(default);
+        let command = self.command(project);
+        match run_bounded(command, Some(stdin), Duration::from_secs(seconds)).await {
+            Err(err) => Ran::CannotStart(err.to_string()),
+            Ok(output) => match output.status {
+                None => Ran::TimedOut(seconds),
+                Some(status) => Ran::Exited {
+                    code: status.code(),
+                    stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+                    stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+                },
+            },
+        }
+    }
+
     /// The handler as the harness's lines name it: its command, and in the
     /// exec form its arguments, as a JSON list.
     pub fn label(&self) -> String {
@@ -214,7 +255,8 @@ impl Handler {
     /// output piped.
     pub fn command(&self, project: &Path) -> Command {
         let folder = project.display().to_string();
-        let placeholder = |text: &str| text.replace("${CLAUDE_PROJECT_DIR}", &folder);
+        let placeholder =
+            |text: &str| with_copies(text, &self.copies).replace("${CLAUDE_PROJECT_DIR}", &folder);
         let mut command = match &self.args {
             Some(args) => {
                 let mut command = Command::new(placeholder(&self.command));
@@ -223,7 +265,9 @@ impl Handler {
             }
             None => {
                 let mut command = Command::new("sh");
-                command.arg("-c").arg(&self.command);
+                command
+                    .arg("-c")
+                    .arg(with_copies(&self.command, &self.copies));
                 command
             }
         };
@@ -234,4 +278,112 @@ impl Handler {
             .stderr(Stdio::piped());
         command
     }
+}
+
+/// `text` with each script it names replaced by its copy (in the shell
+/// form, the shell itself expands CLAUDE_PROJECT_DIR, from the environment).
+fn with_copies(text: &str, copies: &[(String, PathBuf)]) -> String {
+    copies.iter().fold(text.to_string(), |text, (named, copy)| {
+        text.replace(named, &copy.display().to_string())
+    })
+}
+
+// ANCHOR: snapshot
+impl<M> Settings<M> {
+    /// Copies each hook script that lives in the project folder into
+    /// `into` (a folder of the session's, outside the project), and runs
+    /// the handler from the copy. The model's commands can write the
+    /// project: without this, `chmod -x` on the script (or rewriting it)
+    /// would switch the fence off for every later call. Claude Code
+    /// snapshots the hook configuration at start-up, not the scripts; this
+    /// harness snapshots both. A script is found where a command names it
+    /// as Claude Code's documentation does: a path right after
+    /// `$CLAUDE_PROJECT_DIR` or `${CLAUDE_PROJECT_DIR}`, quoted or not.
+    /// Returns one line per copy, for the user.
+    pub fn snapshot(&mut self, project: &Path, into: &Path) -> Result<Vec<String>, String> {
+        let mut lines = Vec::new();
+        let handlers = self.events.iter_mut().flat_map(|(_, groups)| groups);
+        for handler in handlers.flat_map(|group| &mut group.handlers) {
+            // The exec form replaces only `${CLAUDE_PROJECT_DIR}`; the shell
+            // expands both spellings.
+            let exec = handler.args.is_some();
+            let texts = std::iter::once(&handler.command).chain(handler.args.iter().flatten());
+            let named: Vec<_> = texts.flat_map(|text| scripts_named(text, exec)).collect();
+            for (span, relative) in named {
+                let script = project.join(relative.trim_start_matches('/'));
+                if !script.is_file() || handler.copies.iter().any(|(seen, _)| *seen == span) {
+                    continue;
+                }
+                let copy = into.join(format!("hook-{}-{}", lines.len() + 1, file_name(&script)));
+                // The copy's path goes into a shell command unquoted.
+                let plain = |c: char| c.is_ascii_alphanumeric() || "/._-".contains(c);
+                if !copy.to_string_lossy().chars().all(plain) {
+                    return Err(format!(
+                        "cannot copy hook scripts to {}: its path is not plain",
+                        into.display()
+                    ));
+                }
+                copy_script(&script, &copy)?;
+                lines.push(format!(
+                    "hook script {} runs from a copy made now",
+                    script.display()
+                ));
+                handler.copies.push((span, copy));
+            }
+        }
+        Ok(lines)
+    }
+}
+// ANCHOR_END: snapshot
+
+/// The places `text` names a file under the project folder: each span
+/// (the variable, with its quotes when they close right after it, and the
+/// path) and the path, which starts with `/`.
+fn scripts_named(text: &str, exec: bool) -> Vec<(String, String)> {
+    let mut found = Vec::new();
+    let variables: &[&str] = match exec {
+        true => &["${CLAUDE_PROJECT_DIR}"],
+        false => &["${CLAUDE_PROJECT_DIR}", "$CLAUDE_PROJECT_DIR"],
+    };
+    for variable in variables {
+        let mut from = 0;
+        while let Some(at) = text[from..].find(variable).map(|at| at + from) {
+            let quoted = text[..at].ends_with('"') && text[at + variable.len()..].starts_with('"');
+            let start = if quoted { at - 1 } else { at };
+            let after = at + variable.len() + usize::from(quoted);
+            let path: String = text[after..]
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || "/._-".contains(*c))
+                .collect();
+            from = after;
+            // `$CLAUDE_PROJECT_DIR_OTHER` is another variable; a path starts with `/`.
+            if path.starts_with('/') && path.len() > 1 {
+                found.push((text[start..after + path.len()].to_string(), path));
+            }
+        }
+    }
+    found
+}
+
+fn file_name(path: &Path) -> String {
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    name.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || ".-_".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+/// A copy that keeps the script's permissions (its executable bit).
+fn copy_script(script: &Path, copy: &Path) -> Result<(), String> {
+    let failed = |err: std::io::Error| format!("cannot copy the hook {}: {err}", script.display());
+    if let Some(folder) = copy.parent() {
+        std::fs::create_dir_all(folder).map_err(failed)?;
+    }
+    std::fs::copy(script, copy).map_err(failed)?;
+    Ok(())
 }
