@@ -6,7 +6,9 @@
 //!
 //! No hook can take the harness down: one that cannot start, crashes,
 //! outlives its timeout or prints malformed JSON is reported and gives no
-//! decision.
+//! decision, unless its handler says `onFailure: "block"`. Reading the
+//! settings file, starting a handler and the events' input are given, in
+//! wire-host (`settings.rs`, `events.rs`).
 
 use std::path::{Path, PathBuf};
 
@@ -189,8 +191,8 @@ impl Hooks {
     /// tool name, SessionStart's source, SubagentStop's agent type; events
     /// without matchers have none), all at the same time; `inside` is the
     /// subagent's id and type when one fires it. Two groups that name the
-    /// same command run it once (Claude Code dedupes command hooks by their
-    /// command string). Returns what they decided, and one line per hook
+    /// same command run it once (Claude Code dedupes identical handlers;
+    /// see `matching`). Returns what they decided, and one line per hook
     /// for the user.
     pub async fn fire(
         &self,
@@ -226,8 +228,9 @@ impl Hooks {
 
     /// The handlers of every group whose matcher matches the event's
     /// target, in the settings' order. Two groups that name the same
-    /// command run it once; if either copy says `onFailure: "block"`, the
-    /// one run does (a copy must not open what another closes).
+    /// command (and `args`) run it once, whatever their timeouts; if either
+    /// copy says `onFailure: "block"`, the one run does (a copy must not
+    /// open what another closes).
     fn matching(&self, event: &Event<'_>) -> Vec<Handler> {
         let mut handlers: Vec<Handler> = Vec::new();
         let groups = self
