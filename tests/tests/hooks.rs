@@ -105,6 +105,183 @@ fn settings_that_are_not_json_stop_the_run_with_the_reason() {
         .stderr(predicate::str::contains("settings.json: not JSON"));
 }
 
+/// Runs the harness with these settings (a JSON text) and one Bash call.
+fn with_settings(name: &str, settings: &str) -> assert_cmd::assert::Assert {
+    let dir = scratch(name);
+    let path = dir.join("settings.json");
+    std::fs::write(&path, settings).unwrap();
+    let script = one_bash_call(&dir, "echo ran");
+    ch10()
+        .arg("--settings")
+        .arg(&path)
+        .arg("--workdir")
+        .arg(&dir)
+        .arg("--script")
+        .arg(&script)
+        .assert()
+}
+
+#[test]
+fn a_handler_field_the_harness_cannot_honour_makes_the_settings_invalid() {
+    // A PowerShell command run by sh would fail, and fail open; an
+    // onFailure this harness does not know might have meant "block".
+    for (field, error) in [
+        (
+            r#""shell":"powershell""#,
+            r#"only "shell": "bash" runs here"#,
+        ),
+        (
+            r#""onFailure":"deny""#,
+            r#""onFailure" is "block" or "continue""#,
+        ),
+        (r#""args":"-c""#, r#""args" must be a list of strings"#),
+    ] {
+        let settings = format!(
+            r#"{{"hooks":{{"PreToolUse":[{{"matcher":"Bash","hooks":[
+            {{"type":"command","command":"exit 2",{field}}}]}}]}}}}"#
+        );
+        with_settings("invalid-field", &settings)
+            .code(1)
+            .stdout(predicate::str::contains("turn 1").not())
+            .stderr(predicate::str::contains(format!(
+                "hooks.PreToolUse: {error}"
+            )));
+    }
+}
+
+#[test]
+fn a_matcher_with_lookaround_is_refused_not_read_as_never_matching() {
+    // Claude Code's matchers are JavaScript regular expressions; the regex
+    // crate has no lookaround, so this one cannot be read here at all.
+    let settings = r#"{"hooks":{"PreToolUse":[{"matcher":"^(?!Read).*","hooks":[
+        {"type":"command","command":"exit 2"}]}]}}"#;
+    with_settings("lookaround", settings)
+        .code(1)
+        .stdout(predicate::str::contains("turn 1").not())
+        .stderr(predicate::str::contains(
+            r#"matcher "^(?!Read).*" is not a valid regular expression"#,
+        ));
+}
+
+#[test]
+fn handlers_the_harness_does_not_run_as_written_are_reported() {
+    // `async` cannot block in Claude Code: skipped, and said. `if` is not
+    // read: the handler runs on every call its matcher matches (here it
+    // blocks), which is more runs, never a hole.
+    let settings = r#"{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[
+        {"type":"command","command":"echo async >&2; exit 2","async":true},
+        {"type":"command","command":"echo gated >&2; exit 2","if":"Bash(rm *)"}]}],
+        "Stop":[{"hooks":[{"type":"command","command":"exit 2","if":"Bash(rm *)"}]}]}}"#;
+    with_settings("skipped-fields", settings)
+        .success()
+        .stderr(predicate::str::contains(
+            r#"hooks.PreToolUse: skipped a handler with "async": background hooks do not run here"#,
+        ))
+        .stderr(predicate::str::contains(
+            r#"hooks.PreToolUse: "if" is not read here: the handler runs on every call its matcher matches"#,
+        ))
+        .stderr(predicate::str::contains(
+            r#"hooks.Stop: skipped a handler with "if" on an event without a tool"#,
+        ))
+        .stdout(predicate::str::contains("exit 2: gated"))
+        .stdout(predicate::str::contains("exit 2: async").not())
+        .stdout(predicate::str::contains("ran\nexit status").not());
+}
+
+#[test]
+fn hook_text_past_ten_thousand_characters_is_cut_with_a_note() {
+    // Claude Code caps each string a hook adds (context, a reason, plain
+    // stdout) at 10,000 characters. Unbounded, this prompt hook would put
+    // 50,000 characters in every request.
+    let settings = r#"{"hooks":{"UserPromptSubmit":[{"hooks":[
+        {"type":"command","command":"head -c 50000 /dev/zero | tr '\\0' x"}]}]}}"#;
+    let output = with_settings("cap", settings)
+        .success()
+        .get_output()
+        .clone();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains("[hook output cut after 10000 characters]"),
+        "{stdout}"
+    );
+    let turn = stdout
+        .lines()
+        .find(|line| line.starts_with("turn 1: sending 1 messages, "))
+        .unwrap_or_else(|| panic!("no first turn in {stdout}"));
+    let bytes: usize = turn["turn 1: sending 1 messages, ".len()..]
+        .split(' ')
+        .next()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no byte count in {turn}"));
+    assert!((10_000..20_000).contains(&bytes), "{turn}");
+}
+
+#[test]
+fn a_hook_script_the_model_can_write_cannot_switch_the_fence_off() {
+    // The demo's setup: the rm blocker in the project's .claude/hooks,
+    // which the model's Bash can write. Its first call (not an rm, so
+    // allowed) makes the script let everything through and takes its
+    // executable bit; its second deletes a file. The harness runs the hook
+    // from the copy it made at start-up, so the second call is blocked.
+    if !jq_ready() {
+        return;
+    }
+    let dir = scratch("snapshot");
+    let work = dir.join("work");
+    std::fs::create_dir_all(work.join(".claude/hooks")).unwrap();
+    let work = std::fs::canonicalize(&work).unwrap();
+    let hook = work.join(".claude/hooks/block-rm.sh");
+    std::fs::copy(
+        course::root().join("solutions/10-hooks/scripts/block-rm.sh"),
+        &hook,
+    )
+    .unwrap();
+    std::fs::write(work.join("keep.txt"), "kept").unwrap();
+    let settings = dir.join("settings.json");
+    std::fs::copy(
+        course::root().join("solutions/10-hooks/scripts/settings.json"),
+        &settings,
+    )
+    .unwrap();
+    let call = |id: &str, command: &str| {
+        serde_json::json!({"id": "msg", "type": "message", "role": "assistant", "model": "scripted",
+            "content": [{"type": "tool_use", "id": id, "name": "Bash", "input": {"command": command}}],
+            "stop_reason": "tool_use", "stop_sequence": null,
+            "usage": {"input_tokens": 0, "output_tokens": 0}})
+    };
+    let mut done = call("toolu_03", "");
+    done["content"] = serde_json::json!([{"type": "text", "text": "Done."}]);
+    done["stop_reason"] = serde_json::json!("end_turn");
+    let script = serde_json::json!({"prompt": "Tidy up.", "replies": [
+        call("toolu_01", "printf 'exit 0' > .claude/hooks/block-rm.sh && chmod -x .claude/hooks/block-rm.sh"),
+        call("toolu_02", "rm keep.txt"),
+        done,
+    ]});
+    let script_path = dir.join("script.json");
+    std::fs::write(&script_path, script.to_string()).unwrap();
+    ch10()
+        .arg("--settings")
+        .arg(&settings)
+        .arg("--workdir")
+        .arg(&work)
+        .arg("--script")
+        .arg(&script_path)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(
+            "block-rm.sh runs from a copy made now",
+        ))
+        .stdout(predicate::str::contains(
+            "a PreToolUse hook blocked this call: Blocked: rm commands are not allowed",
+        ));
+    assert_eq!(
+        std::fs::read_to_string(&hook).unwrap(),
+        "exit 0",
+        "the attack ran"
+    );
+    assert!(work.join("keep.txt").exists(), "the fence was switched off");
+}
+
 #[test]
 fn bash_runs_in_the_workdir_and_reports_the_exit_status() {
     let dir = scratch("workdir");

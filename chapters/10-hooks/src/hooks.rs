@@ -6,115 +6,52 @@
 //!
 //! No hook can take the harness down: one that cannot start, crashes,
 //! outlives its timeout or prints malformed JSON is reported and gives no
-//! decision.
+//! decision, unless its handler says `onFailure: "block"`. Reading the
+//! settings file, starting a handler and the events' input are given, in
+//! wire-host (`settings.rs`, `events.rs`).
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
-use serde_json::{Map, Value, json};
-use tokio::process::Command;
+use serde_json::{Map, Value};
+use wire_host::events::{capped, common_fields};
 use wire_host::join::{Run, join_all};
-use wire_host::process::run_bounded;
+use wire_host::settings::{self, Handler, Ran};
 
-use crate::events::{EVENTS, Event};
+use crate::PROGRAM;
+use crate::events::Event;
 
-/// A command hook's timeout unless it sets one (seconds).
+/// A command hook's timeout unless it sets one (seconds), Claude Code's.
 const DEFAULT_TIMEOUT_S: u64 = 600;
-/// UserPromptSubmit hooks hold up the user, so theirs is shorter.
+/// A UserPromptSubmit hook's (seconds).
 const PROMPT_TIMEOUT_S: u64 = 30;
 
-/// One command of a matcher group.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Handler {
-    pub command: String,
-    /// Seconds.
-    pub timeout: Option<u64>,
-}
+/// The events this harness fires: the ones a settings file may name here
+/// (Claude Code has more; the others are reported and skipped).
+pub const EVENTS: &[&str] = &[
+    "SessionStart",
+    "UserPromptSubmit",
+    "PreToolUse",
+    "PostToolUse",
+    // STRETCH(ch10/post_tool_failure): the settings may name
+    // PostToolUseFailure (its variant of `Event`, with `error` and
+    // `is_interrupt` instead of `tool_response`, is in wire-host).
+    // END(ch10/post_tool_failure)
+    "Stop",
+    "SubagentStop",
+];
 
-/// `{ "matcher": ..., "hooks": [...] }` under an event.
-#[derive(Debug)]
-struct Group {
-    matcher: Matcher,
-    handlers: Vec<Handler>,
-}
+/// The hooks of a settings file, each group's matcher read by
+/// `Matcher::parse` (wire-host's `settings` reads the file).
+pub type Settings = settings::Settings<Matcher>;
 
-/// The `hooks` of a settings file, per event.
-#[derive(Debug, Default)]
-pub struct Settings {
-    events: Vec<(String, Vec<Group>)>,
-}
-
-// ANCHOR: load
-/// Reads the `hooks` object of a settings file. An unknown event or a
-/// handler type other than `command` is reported and skipped; a file that
-/// is not the right shape is an error.
+/// Reads the hooks of a settings file, and says on stderr what it skipped.
 pub fn load(path: &Path) -> Result<Settings, String> {
-    let where_ = path.display();
-    let text =
-        std::fs::read_to_string(path).map_err(|err| format!("cannot read {where_}: {err}"))?;
-    let value: Value =
-        serde_json::from_str(&text).map_err(|err| format!("{where_}: not JSON: {err}"))?;
-    let mut settings = Settings::default();
-    let Some(hooks) = value.get("hooks") else {
-        return Ok(settings);
-    };
-    let hooks = hooks
-        .as_object()
-        .ok_or(format!("{where_}: \"hooks\" must map event names to lists"))?;
-    for (event, groups) in hooks {
-        if !EVENTS.contains(&event.as_str()) {
-            eprintln!(
-                "{}: {where_}: skipped event {event:?}: not one this harness fires",
-                crate::PROGRAM
-            );
-            continue;
-        }
-        let groups = groups.as_array().ok_or(format!(
-            "{where_}: hooks.{event} must be a list of matcher groups"
-        ))?;
-        let mut read = Vec::new();
-        for group in groups {
-            read.push(read_group(group, event).map_err(|err| format!("{where_}: {err}"))?);
-        }
-        settings.events.push((event.clone(), read));
+    let settings = settings::load(path, EVENTS, Matcher::parse)?;
+    for line in &settings.skipped {
+        eprintln!("{PROGRAM}: {line}");
     }
     Ok(settings)
 }
-
-fn read_group(group: &Value, event: &str) -> Result<Group, String> {
-    let matcher = match &group["matcher"] {
-        Value::Null => Matcher::All,
-        // A matcher that does not compile would never match: a fence with a
-        // hole nobody sees. It makes the settings invalid instead.
-        Value::String(text) => Matcher::parse(text).map_err(|err| {
-            format!("hooks.{event}: matcher {text:?} is not a valid regular expression: {err}")
-        })?,
-        _ => return Err(format!("hooks.{event}: a \"matcher\" is a string")),
-    };
-    let list = group["hooks"]
-        .as_array()
-        .ok_or(format!("hooks.{event}: each group needs a \"hooks\" list"))?;
-    let mut handlers = Vec::new();
-    for handler in list {
-        if handler["type"] != "command" {
-            eprintln!(
-                "{}: hooks.{event}: skipped a handler of type {}: only \"command\" runs here",
-                crate::PROGRAM,
-                handler["type"]
-            );
-            continue;
-        }
-        let command = handler["command"].as_str().ok_or(format!(
-            "hooks.{event}: a command handler needs a \"command\" string"
-        ))?;
-        handlers.push(Handler {
-            command: command.to_string(),
-            timeout: handler["timeout"].as_u64(),
-        });
-    }
-    Ok(Group { matcher, handlers })
-}
-// ANCHOR_END: load
 
 // ANCHOR: matches
 /// A group's matcher, read once, when the settings are loaded.
@@ -124,7 +61,9 @@ pub enum Matcher {
     All,
     /// Exact names: `Bash`, `Bash|Read`, `Read, Write`.
     Names(Vec<String>),
-    /// A regular expression, found anywhere in the name.
+    /// A regular expression, found anywhere in the name. Claude Code's are
+    /// JavaScript's; the `regex` crate has no lookaround and no
+    /// backreferences, so a matcher that uses them is refused here.
     Pattern(regex::Regex),
 }
 
@@ -189,6 +128,32 @@ impl Outcome {
         // END(ch10/precedence)
     }
     // ANCHOR_END: decide
+
+    /// A block (exit 2, `decision: "block"`, a failure under `onFailure:
+    /// "block"`), folded in as the event allows: before the action it
+    /// blocks; after it (the tool ran, it cannot be unrun) the reason goes
+    /// to the model, once; SessionStart cannot be blocked.
+    pub fn refuse(&mut self, event: &Event<'_>, reason: String) {
+        if event.after_the_fact() {
+            if !self.context.contains(&reason) {
+                self.context.push(reason);
+            }
+        } else if !matches!(event, Event::SessionStart { .. }) {
+            self.block = Some(reason);
+        }
+    }
+
+    /// Claude Code's cap on each string a hook adds (10,000 characters).
+    fn cap(&mut self) {
+        self.block = self.block.take().map(capped);
+        self.context = std::mem::take(&mut self.context)
+            .into_iter()
+            .map(capped)
+            .collect();
+        if let Some((_, reason)) = &mut self.permission {
+            *reason = capped(std::mem::take(reason));
+        }
+    }
 }
 
 /// Everything a hook needs besides its event: the settings, and the
@@ -201,23 +166,13 @@ pub struct Hooks {
 }
 
 impl Hooks {
-    /// The fields every event's input carries.
-    fn common(&self) -> Map<String, Value> {
-        let mut input = Map::new();
-        input.insert("session_id".into(), json!(self.session_id));
-        input.insert("transcript_path".into(), json!(self.transcript_path));
-        input.insert("cwd".into(), json!(self.workdir));
-        input.insert("permission_mode".into(), json!("default"));
-        input
-    }
-
     // ANCHOR: fire
     /// Runs every handler of `event` whose matcher matches its target (a
     /// tool name, SessionStart's source, SubagentStop's agent type; events
     /// without matchers have none), all at the same time; `inside` is the
     /// subagent's id and type when one fires it. Two groups that name the
-    /// same command run it once (Claude Code dedupes command hooks by their
-    /// command string). Returns what they decided, and one line per hook
+    /// same command run it once (Claude Code dedupes identical handlers;
+    /// see `matching`). Returns what they decided, and one line per hook
     /// for the user.
     pub async fn fire(
         &self,
@@ -225,84 +180,70 @@ impl Hooks {
         inside: Option<(&str, &str)>,
     ) -> (Outcome, Vec<String>) {
         let name = event.name();
-        let mut handlers: Vec<&Handler> = Vec::new();
-        let groups = self.settings.events.iter().filter(|(n, _)| n == name);
+        let handlers = self.matching(event);
+        let common = common_fields(&self.session_id, &self.transcript_path, &self.workdir);
+        let stdin = event.input(common, inside).to_string().into_bytes();
+        // UserPromptSubmit hooks hold up the user, so their default is shorter.
+        let default = match event {
+            Event::UserPromptSubmit { .. } => PROMPT_TIMEOUT_S,
+            _ => DEFAULT_TIMEOUT_S,
+        };
+        let runs: Vec<Run<'_, Ran>> = handlers
+            .iter()
+            .map(|handler| {
+                Box::pin(handler.run(&self.workdir, stdin.clone(), default)) as Run<'_, Ran>
+            })
+            .collect();
+        let results = join_all(runs).await;
+        let mut outcome = Outcome::default();
+        let mut lines = Vec::new();
+        for (handler, result) in handlers.iter().zip(results) {
+            let line = capped(apply(event, result, handler.fail_closed, &mut outcome));
+            lines.push(format!("  hook {name} {}: {line}", handler.label()));
+        }
+        outcome.cap();
+        (outcome, lines)
+    }
+    // ANCHOR_END: fire
+
+    /// The handlers of every group whose matcher matches the event's
+    /// target, in the settings' order. Two groups that name the same
+    /// command (and `args`) run it once, whatever their timeouts; if either
+    /// copy says `onFailure: "block"`, the one run does (a copy must not
+    /// open what another closes).
+    fn matching(&self, event: &Event<'_>) -> Vec<Handler> {
+        let mut handlers: Vec<Handler> = Vec::new();
+        let groups = self
+            .settings
+            .events
+            .iter()
+            .filter(|(n, _)| n == event.name());
         for group in groups.flat_map(|(_, groups)| groups) {
             if event
                 .target()
                 .is_none_or(|target| group.matcher.matches(target))
             {
                 for handler in &group.handlers {
-                    if !handlers.iter().any(|seen| seen.command == handler.command) {
-                        handlers.push(handler);
+                    let same = |seen: &&mut Handler| {
+                        seen.command == handler.command && seen.args == handler.args
+                    };
+                    match handlers.iter_mut().find(same) {
+                        Some(seen) => seen.fail_closed |= handler.fail_closed,
+                        None => handlers.push(handler.clone()),
                     }
                 }
             }
         }
-        let stdin = event.input(self.common(), inside).to_string().into_bytes();
-        let runs: Vec<Run<'_, Ran>> = handlers
-            .iter()
-            .map(|handler| Box::pin(self.run_one(name, handler, stdin.clone())) as Run<'_, Ran>)
-            .collect();
-        let results = join_all(runs).await;
-        let mut outcome = Outcome::default();
-        let mut lines = Vec::new();
-        for (handler, result) in handlers.iter().zip(results) {
-            let line = apply(event, result, &mut outcome);
-            lines.push(format!("  hook {name} {}: {line}", handler.command));
-        }
-        (outcome, lines)
+        handlers
     }
-    // ANCHOR_END: fire
-
-    /// Runs one handler: `sh -c COMMAND` in the working folder, with
-    /// CLAUDE_PROJECT_DIR set, the input on stdin, and its timeout.
-    async fn run_one(&self, event: &str, handler: &Handler, stdin: Vec<u8>) -> Ran {
-        let default = if event == "UserPromptSubmit" {
-            PROMPT_TIMEOUT_S
-        } else {
-            DEFAULT_TIMEOUT_S
-        };
-        let seconds = handler.timeout.unwrap_or(default);
-        let mut command = Command::new("sh");
-        command
-            .arg("-c")
-            .arg(&handler.command)
-            .current_dir(&self.workdir)
-            .env("CLAUDE_PROJECT_DIR", &self.workdir)
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped());
-        match run_bounded(command, Some(stdin), Duration::from_secs(seconds)).await {
-            Err(err) => Ran::CannotStart(err.to_string()),
-            Ok(output) => match output.status {
-                None => Ran::TimedOut(seconds),
-                Some(status) => Ran::Exited {
-                    code: status.code(),
-                    stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
-                    stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
-                },
-            },
-        }
-    }
-}
-
-/// How one hook run ended.
-enum Ran {
-    CannotStart(String),
-    TimedOut(u64),
-    /// `code` is `None` when a signal ended it.
-    Exited {
-        code: Option<i32>,
-        stdout: String,
-        stderr: String,
-    },
 }
 
 /// Folds one hook's run into the event's outcome, and says in one line
-/// what it did: a hook that cannot start, outlives its timeout or dies of
-/// a signal decides nothing.
-fn apply(event: &Event<'_>, ran: Ran, outcome: &mut Outcome) -> String {
-    match ran {
+/// what it did. A hook that cannot start, outlives its timeout, dies of a
+/// signal or exits with a code that means nothing decides nothing, unless
+/// its handler says `onFailure: "block"`: then its failure blocks.
+fn apply(event: &Event<'_>, ran: Ran, fail_closed: bool, outcome: &mut Outcome) -> String {
+    let failed = match ran {
         Ran::CannotStart(err) => format!("cannot start: {err}; no decision"),
         Ran::TimedOut(seconds) => {
             format!("timed out after {seconds} s and was killed; no decision")
@@ -312,22 +253,35 @@ fn apply(event: &Event<'_>, ran: Ran, outcome: &mut Outcome) -> String {
             code: Some(code),
             stdout,
             stderr,
-        } => exited(event, code, &stdout, &stderr, outcome),
+        } => match exited(event, code, &stdout, &stderr, outcome) {
+            Ok(line) => return line,
+            Err(line) => line,
+        },
+    };
+    if !fail_closed {
+        return failed;
     }
+    // A fence that fails closed in Claude Code must not fail open here.
+    let failed = failed.trim_end_matches("; no decision");
+    let reason = format!("the hook failed, and its onFailure is \"block\" ({failed})");
+    outcome.refuse(event, reason);
+    format!("failed ({failed}); its onFailure is \"block\": blocked")
 }
 
 // ANCHOR: exited
-/// What a hook's exit status means. Exit 0: JSON on stdout when it starts
-/// with `{` and parses, else plain text (context for the prompt and
-/// session events). Exit 2: block, with stderr as the reason. Anything
-/// else: an error that blocks nothing.
+/// What a hook's exit status means. Its stdout is JSON when it starts with
+/// `{` and parses, and Claude Code reads it on every exit code. Exit 2
+/// blocks, with the JSON's blocking reason if it gives one, else stderr.
+/// Exit 0 without JSON: plain text (context for the prompt and session
+/// events). `Err` is a failure: any other code without JSON, which decides
+/// nothing (unless `onFailure` says block: `apply`'s part).
 fn exited(
     event: &Event<'_>,
     code: i32,
     stdout: &str,
     stderr: &str,
     outcome: &mut Outcome,
-) -> String {
+) -> Result<String, String> {
     let json = stdout
         .trim_start()
         .starts_with('{')
@@ -336,24 +290,38 @@ fn exited(
         event,
         Event::UserPromptSubmit { .. } | Event::SessionStart { .. }
     );
-    // TODO(ch10/exit-codes): exit 2 blocks with stderr (trimmed) as the
-    // reason: outcome.block, or outcome.context when the event is
-    // after_the_fact, nothing for SessionStart; a JSON object (on any
-    // other code) is read_json's; plain stdout of exit 0 is context where
-    // plain_is_context; every other code blocks nothing. Each arm returns
-    // the hook's line, as the transcripts show it.
+    // TODO(ch10/exit-codes): exit 2 refuses (outcome.refuse) with the JSON's
+    // own reason (json_reason) or else stderr trimmed, and reads any JSON
+    // object too; on any other code a JSON object is read_json's; plain
+    // stdout of exit 0 is context where plain_is_context; any other code
+    // is an Err. Each arm gives the hook's line, as the transcripts show it.
     let _ = (
         json,
         plain_is_context,
         outcome,
         read_json,
+        json_reason,
         stderr,
         first_line,
     );
-    format!("exit {code}; TODO(ch10/exit-codes): no decision")
+    Ok(format!("exit {code}; TODO(ch10/exit-codes): no decision"))
     // END(ch10/exit-codes)
 }
 // ANCHOR_END: exited
+
+/// The reason a JSON answer gives for a block it makes itself, if it makes
+/// one: `decision: "block"` (PreToolUse's old spelling included) or a
+/// PreToolUse `deny`.
+fn json_reason(output: &Map<String, Value>) -> Option<String> {
+    let specific = output.get("hookSpecificOutput").unwrap_or(&Value::Null);
+    let reason = match specific["permissionDecision"].as_str() {
+        Some("deny") => specific["permissionDecisionReason"].as_str(),
+        _ if output.get("decision").and_then(Value::as_str) == Some("block") => None,
+        _ => return None,
+    };
+    let reason = reason.or(output.get("reason").and_then(Value::as_str));
+    reason.filter(|text| !text.is_empty()).map(str::to_string)
+}
 
 fn first_line(text: &str) -> &str {
     text.trim().lines().next().unwrap_or_default()
@@ -402,11 +370,7 @@ fn read_json(event: &Event<'_>, output: &Map<String, Value>, outcome: &mut Outco
             true => "block, with no reason".to_string(),
             false => format!("block: {reason}"),
         });
-        if event.after_the_fact() {
-            outcome.context.push(reason);
-        } else {
-            outcome.block = Some(reason);
-        }
+        outcome.refuse(event, reason);
     }
     if let Some(input) = specific.get("updatedInput").filter(|v| v.is_object()) {
         said.push(format!("updated input: {input}"));

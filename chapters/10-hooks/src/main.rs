@@ -3,15 +3,15 @@
 //! format, that the harness runs at fixed points of the loop whatever the
 //! model says.
 //!
-//! `bash.rs` is the command tool; `hooks.rs` reads the settings, matches
-//! and runs the hooks, and reads their answers; `agent.rs` fires them.
+//! `hooks.rs` matches and runs the hooks, and reads their answers;
+//! `fence.rs` puts them in every tool call's path and `agent.rs` fires
+//! the others. The `Bash` tool, the events' input and the reading of
+//! `settings.json` are given, in `wire-host`.
 //! `cli.rs` is the command line. The rest is chapter 9's.
 
 mod agent;
-mod bash;
 mod cli;
 mod delegate;
-mod events;
 mod fence;
 mod harness;
 mod hooks;
@@ -27,6 +27,9 @@ use skills::{Entry, Skill};
 use wire_host::host::{self, Host};
 use wire_host::model;
 use wire_host::{agents, resource_tool, skill_tools, skills, tokens};
+// Chapter 10's given parts: the Bash tool it fences and the hook events'
+// wire shape (support-own modules of `wire-host`, no chapter's lesson).
+use wire_host::{bash, events};
 
 /// The name this program goes by in its messages.
 const PROGRAM: &str = "ch10-hooks";
@@ -58,7 +61,7 @@ async fn main() -> ExitCode {
     introduce(&host, &skills, &agents, &cli.prompt);
     let _ = tokenizer.await; // Ready before the first turn counts tokens.
     let opened = Session::open(cli.workdir.as_deref(), &cli.session_id, cli.demo)
-        .and_then(|session| Ok((load_settings(cli.settings.as_deref())?, session)));
+        .and_then(|session| Ok((load_settings(cli.settings.as_deref(), &session)?, session)));
     let (settings, session) = match opened {
         Ok(opened) => opened,
         Err(err) => {
@@ -114,12 +117,18 @@ fn introduce(host: &Host, skills: &[Skill], agents: &[agents::Agent], prompt: &s
     println!("user: {prompt}");
 }
 
-/// The hooks of `--settings`, or none.
-fn load_settings(path: Option<&Path>) -> Result<hooks::Settings, String> {
-    match path {
-        Some(path) => hooks::load(path),
-        None => Ok(hooks::Settings::default()),
-    }
+/// The hooks of `--settings`, or none, their scripts in the working folder
+/// copied out of the model's reach (`Settings::snapshot`, in wire-host).
+fn load_settings(path: Option<&Path>, session: &Session) -> Result<hooks::Settings, String> {
+    let Some(path) = path else {
+        return Ok(hooks::Settings::default());
+    };
+    let mut settings = hooks::load(path)?;
+    let copies = settings.snapshot(&session.workdir, &session.folder.join("hooks"))?;
+    copies
+        .iter()
+        .for_each(|line| eprintln!("{PROGRAM}: {line}"));
+    Ok(settings)
 }
 
 /// SessionStart, then the main conversation: the answer.

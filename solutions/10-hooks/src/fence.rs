@@ -20,9 +20,10 @@ use crate::tokens;
 // STRETCH(ch10/post_tool_failure): fire PostToolUseFailure after a call
 // that ran and failed (an Err, an MCP result marked isError; never a call
 // a hook blocked, which did not run), matched on the tool's name; its
-// context reaches the model beside the error. Its code is a module of
-// its own, `failure`, called from after_call; the STRETCH comments of
-// events.rs and bash.rs say what else it takes.
+// context reaches the model beside the error. A Bash command that exits
+// non-zero is such a failure: an Err that reads `Exit code N`, then the
+// output. Its code is a module of its own, `failure`, called from
+// after_call and dispatch; hooks.rs's EVENTS must name the event.
 #[cfg(feature = "stretch")]
 mod failure {
     //! Claude Code's PostToolUseFailure, fired after a call that ran and
@@ -30,9 +31,22 @@ mod failure {
     use serde_json::{Value, json};
 
     use super::text_of;
+    use crate::bash::Finished;
     use crate::events::Event;
     use crate::harness::{Context, Harness};
     use crate::hooks::Outcome;
+
+    /// A Bash command that exits non-zero has failed, as Claude Code
+    /// counts it: `Exit code N`, then its output.
+    pub fn non_zero(finished: Finished) -> Result<Finished, String> {
+        match finished.code {
+            Some(code) if code != 0 => {
+                let text = format!("Exit code {code}\n{}", finished.text);
+                Err(text.trim_end().to_string())
+            }
+            _ => Ok(finished),
+        }
+    }
 
     /// What `after_call` gives back: the outcome, and what the hooks decided.
     type Fired = (Result<Value, String>, Outcome, Vec<String>);
@@ -263,7 +277,13 @@ async fn dispatch(
         lines.extend(subagent);
         outcome.map(text)
     } else if name == bash::BASH {
-        bash::run(arguments, &harness.workdir).await
+        let finished = bash::run(arguments, &harness.workdir).await;
+        // STRETCH(ch10/post_tool_failure): a command that exits non-zero
+        // has failed, as Claude Code counts it (failure::non_zero).
+        #[cfg(feature = "stretch")]
+        let finished = finished.and_then(failure::non_zero);
+        // END(ch10/post_tool_failure)
+        finished.map(|finished| finished.result())
     } else if skill_tools::handles(skills, name) {
         skill_tools::run(skills, name, arguments).map(text)
     } else if name == resource_tool::READ {

@@ -12,6 +12,9 @@ extern crate self as wire_host;
 /// Agent files as Claude Code reads them, for chapter 9 on (not generated:
 /// format plumbing, no chapter's lesson).
 pub mod agents;
+/// Chapter 10's `Bash` tool, the thing its hooks fence (not generated: no
+/// chapter teaches it).
+pub mod bash;
 /// The command line's shared part (not generated: no chapter teaches it).
 pub mod cli;
 /// Chapter 6: one MCP server on its pipes.
@@ -19,6 +22,9 @@ pub mod connection;
 /// A folder of definitions read one by one, the first of a name winning
 /// (not generated: bookkeeping that chapters 8 and 9 share).
 pub mod entries;
+/// Chapter 10's hook events as a type that writes its own input (not
+/// generated: the wire's shape, not a lesson).
+pub mod events;
 /// Reading files safely: regular files only, bounded, UTF-8; listing a
 /// folder, bounded (not generated: protective code, no chapter's lesson).
 pub mod files;
@@ -37,6 +43,9 @@ pub mod process;
 /// MCP resources as a tool the model can call, from chapter 9 on (not
 /// generated: a harness tool the chapter offers but does not teach).
 pub mod resource_tool;
+/// Claude Code's settings.json: the hooks section (not generated: format
+/// plumbing; chapter 10 hands it its matcher parser).
+pub mod settings;
 /// What a harness prints before its first turn (not generated either).
 pub mod show;
 /// Chapter 8: the Skill and read_skill_file tools.

@@ -1,8 +1,9 @@
 //! The `Bash` tool: a command run with `sh -c` in the working folder, so
-//! the fence of this chapter has something to fence. Its output is
-//! bounded, its exit status reported, and at its timeout the command is
-//! killed with every process it started (its process group): that
-//! protective part is `wire_host::process`, shared with the hooks.
+//! that chapter 10's fence has something to fence. No chapter teaches it:
+//! it is the thing the hooks guard (and chapter 17's sandbox will wrap).
+//! Its output is bounded, its exit status reported, and at its timeout
+//! the command is killed with every process it started (its process
+//! group): that protective part is `process.rs`, shared with the hooks.
 
 use std::path::Path;
 use std::process::Stdio;
@@ -10,7 +11,8 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use tokio::process::Command;
-use wire_host::process::run_bounded;
+
+use crate::process::run_bounded;
 
 /// The tool's name, as Claude Code calls it.
 pub const BASH: &str = "Bash";
@@ -37,12 +39,43 @@ pub fn definition() -> Value {
     })
 }
 
+/// A command that ran to its end (not past its timeout).
+pub struct Finished {
+    /// Its exit code; `None` when a signal ended it.
+    pub code: Option<i32>,
+    /// stdout then stderr, with a note when either was cut.
+    pub text: String,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Finished {
+    /// The tool's result: the text for the model (output, then the exit
+    /// status), and, as `structuredContent`, the fields Claude Code gives
+    /// PostToolUse hooks as `tool_response`. A non-zero exit is reported,
+    /// not failed: the model reads the status and decides.
+    pub fn result(&self) -> Value {
+        let code = self
+            .code
+            .map_or("a signal".to_string(), |code| code.to_string());
+        let newline = if self.text.is_empty() { "" } else { "\n" };
+        let text = format!("{}{newline}exit status {code}", self.text);
+        json!({
+            "content": [{ "type": "text", "text": text }],
+            "structuredContent": {
+                "stdout": self.stdout,
+                "stderr": self.stderr,
+                "interrupted": false,
+                "isImage": false,
+            },
+        })
+    }
+}
+
 // ANCHOR: run
-/// Runs one call. `Ok` holds the tool's result: the text for the model
-/// (output, then the exit status), and, as `structuredContent`, the fields
-/// Claude Code gives PostToolUse hooks as `tool_response`. `Err` is a call
-/// that could not run or ran out of time.
-pub async fn run(input: &Value, workdir: &Path) -> Result<Value, String> {
+/// Runs one call. `Err` is a call that could not run or ran out of time,
+/// with what it wrote before it was killed.
+pub async fn run(input: &Value, workdir: &Path) -> Result<Finished, String> {
     let command = input["command"]
         .as_str()
         .filter(|c| !c.trim().is_empty())
@@ -62,33 +95,19 @@ pub async fn run(input: &Value, workdir: &Path) -> Result<Value, String> {
     let output = run_bounded(shell, None, Duration::from_millis(timeout_ms))
         .await
         .map_err(|err| format!("cannot run sh: {err}"))?;
+    let text = output.text();
     let Some(status) = output.status else {
         return Err(format!(
             "the command ran past its timeout of {timeout_ms} ms and was killed{}",
-            with_output(&output.text())
+            with_output(&text)
         ));
     };
-    let text = output.text();
-    // STRETCH(ch10/post_tool_failure): a command that exits non-zero has
-    // failed, as Claude Code counts it: an Err that reads `Exit code N`,
-    // then the output.
-    // END(ch10/post_tool_failure)
-    let code = status
-        .code()
-        .map_or("a signal".to_string(), |c| c.to_string());
-    let text = format!(
-        "{text}{}exit status {code}",
-        if text.is_empty() { "" } else { "\n" }
-    );
-    Ok(json!({
-        "content": [{ "type": "text", "text": text }],
-        "structuredContent": {
-            "stdout": String::from_utf8_lossy(&output.stdout),
-            "stderr": String::from_utf8_lossy(&output.stderr),
-            "interrupted": false,
-            "isImage": false,
-        },
-    }))
+    Ok(Finished {
+        code: status.code(),
+        text,
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+    })
 }
 // ANCHOR_END: run
 

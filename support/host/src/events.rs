@@ -1,21 +1,42 @@
-//! The events the harness fires, as a type: each variant holds what its
+//! The hook events of chapter 10, as a type: each variant holds what its
 //! hooks are told, and writes its own input (`hook_event_name` and the
 //! event's fields) once, here. The loop builds a variant and fires it; it
-//! never spells a field name or an event's name.
+//! never spells a field name or an event's name. This is the wire's shape
+//! (Claude Code's hooks reference, per event), not a lesson: chapter 10
+//! teaches *when* each event fires and what the answers mean. Which events
+//! a harness fires is its own list (chapter 10's `hooks::EVENTS`).
 
 use std::path::Path;
 
 use serde_json::{Map, Value, json};
 
-/// The event names a settings file may use here (Claude Code has more).
-pub const EVENTS: &[&str] = &[
-    "SessionStart",
-    "UserPromptSubmit",
-    "PreToolUse",
-    "PostToolUse",
-    "Stop",
-    "SubagentStop",
-];
+/// The most characters of one string a hook's answer may add (context, a
+/// reason, plain stdout): Claude Code's cap. Claude Code saves the rest to
+/// a file and gives a preview; this harness cuts it, and says so.
+pub const MAX_HOOK_TEXT: usize = 10_000;
+
+/// A hook's text cut at MAX_HOOK_TEXT characters, with a note when it was.
+pub fn capped(text: String) -> String {
+    match text.char_indices().nth(MAX_HOOK_TEXT) {
+        None => text,
+        Some((end, _)) => format!(
+            "{}\n[hook output cut after {MAX_HOOK_TEXT} characters]",
+            &text[..end]
+        ),
+    }
+}
+
+/// The fields every event's input carries: the session's id, its
+/// transcript file, the working folder, and the permission mode (always
+/// `default` here: this harness has no other).
+pub fn common_fields(session_id: &str, transcript_path: &Path, cwd: &Path) -> Map<String, Value> {
+    let mut input = Map::new();
+    input.insert("session_id".into(), json!(session_id));
+    input.insert("transcript_path".into(), json!(transcript_path));
+    input.insert("cwd".into(), json!(cwd));
+    input.insert("permission_mode".into(), json!("default"));
+    input
+}
 
 /// One event, with what its hooks are told.
 // ANCHOR: event
@@ -31,6 +52,13 @@ pub enum Event<'a> {
         call: &'a Value,
         input: &'a Value,
         response: &'a Value,
+    },
+    /// After a call that ran and failed (chapter 10's stretch fires it):
+    /// `error` is the text the model reads.
+    PostToolUseFailure {
+        call: &'a Value,
+        input: &'a Value,
+        error: &'a str,
     },
     /// At the main conversation's final answer; `active` when the run goes
     /// on because a Stop hook refused an earlier end.
@@ -53,6 +81,7 @@ impl Event<'_> {
             Event::UserPromptSubmit { .. } => "UserPromptSubmit",
             Event::PreToolUse { .. } => "PreToolUse",
             Event::PostToolUse { .. } => "PostToolUse",
+            Event::PostToolUseFailure { .. } => "PostToolUseFailure",
             Event::Stop { .. } => "Stop",
             Event::SubagentStop { .. } => "SubagentStop",
         }
@@ -63,7 +92,9 @@ impl Event<'_> {
     pub fn target(&self) -> Option<&str> {
         match self {
             Event::SessionStart { .. } => Some("startup"),
-            Event::PreToolUse { call } | Event::PostToolUse { call, .. } => call["name"].as_str(),
+            Event::PreToolUse { call }
+            | Event::PostToolUse { call, .. }
+            | Event::PostToolUseFailure { call, .. } => call["name"].as_str(),
             Event::SubagentStop { agent_type, .. } => Some(agent_type),
             Event::UserPromptSubmit { .. } | Event::Stop { .. } => None,
         }
@@ -72,10 +103,10 @@ impl Event<'_> {
     /// Whether the action already happened, so a block cannot stop it and
     /// its reason goes to the model instead.
     pub fn after_the_fact(&self) -> bool {
-        match self {
-            Event::PostToolUse { .. } => true,
-            _ => false,
-        }
+        matches!(
+            self,
+            Event::PostToolUse { .. } | Event::PostToolUseFailure { .. }
+        )
     }
 
     // ANCHOR: input
@@ -98,6 +129,13 @@ impl Event<'_> {
             } => {
                 let mut fields = tool_fields(call, input);
                 fields["tool_response"] = (*response).clone();
+                fields
+            }
+            Event::PostToolUseFailure { call, input, error } => {
+                let mut fields = tool_fields(call, input);
+                fields["error"] = json!(error);
+                // Nothing here aborts a tool: every failure is one it reported.
+                fields["is_interrupt"] = json!(false);
                 fields
             }
             Event::Stop { active, answer } => stop_fields(*active, answer),
