@@ -26,7 +26,7 @@ Usage: cargo xtask mutants NN [--list] [--jobs N] [-- CARGO_MUTANTS_ARGS...]
 
 Mutates the code inside chapter NN's gaps (its reference solution) with
 cargo-mutants and runs the chapter's tests against every mutant. Prints
-cargo-mutants' summary; its full report is in mutants.out/ at the root.
+cargo-mutants' summary; its full report is in target/mutants/NN/mutants.out/.
 
   --list     list the mutants, run nothing
   --jobs N   build and test N mutants at once (default 1)
@@ -78,10 +78,18 @@ pub fn run(args: &[String]) -> Result<(), String> {
         .and_then(|()| fs::write(&diff_path, &diff))
         .map_err(|err| format!("cannot write {}: {err}", diff_path.display()))?;
 
+    // Each chapter's report in a folder of its own, so runs of several
+    // chapters keep theirs: target/mutants/NN/mutants.out/.
+    let output = course::root()
+        .join("target")
+        .join("mutants")
+        .join(format!("{:02}", chapter.number));
     let mut command = Command::new("cargo");
     command
         .current_dir(course::root())
         .args(["mutants", "--package", &chapter.solution_package()])
+        .arg("--output")
+        .arg(&output)
         .arg("--in-diff")
         .arg(&diff_path)
         .args(["--test-package", "wire-tests"])
