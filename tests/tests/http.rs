@@ -166,9 +166,9 @@ fn a_body_over_the_limit_is_refused_and_the_server_goes_on() {
         1024 * 1024 + 1
     )
     .unwrap();
-    let mut response = String::new();
-    stream.read_to_string(&mut response).unwrap();
-    let lines: Vec<&str> = response
+    let mut raw = String::new();
+    stream.read_to_string(&mut raw).unwrap();
+    let lines: Vec<&str> = raw
         .split("\r\n")
         .filter(|line| !line.starts_with("date: "))
         .collect();

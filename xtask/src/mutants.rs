@@ -84,6 +84,8 @@ pub fn run(args: &[String]) -> Result<(), String> {
         .join("target")
         .join("mutants")
         .join(format!("{:02}", chapter.number));
+    fs::create_dir_all(&output)
+        .map_err(|err| format!("cannot create {}: {err}", output.display()))?;
     let mut command = Command::new("cargo");
     command
         .current_dir(course::root())
