@@ -119,9 +119,10 @@ pub fn run(args: &[String]) -> Result<(), String> {
     match status.code() {
         Some(0) => Ok(()),
         // cargo-mutants' own codes: 2 some mutants survived, 3 some timed out.
-        Some(2) => {
-            Err("mutants: some mutants survived (see above and mutants.out/missed.txt)".into())
-        }
+        Some(2) => Err(format!(
+            "mutants: some mutants survived (see above and {}/mutants.out/missed.txt)",
+            output.display()
+        )),
         Some(3) => Err("mutants: some mutants timed out (mutants.out/timeout.txt)".into()),
         _ => Err(format!("mutants: cargo mutants failed ({status})")),
     }
