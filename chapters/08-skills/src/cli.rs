@@ -68,9 +68,7 @@ pub fn parse() -> Result<Cli, std::process::ExitCode> {
 }
 
 fn resolve(args: Args) -> Result<Cli, String> {
-    if let Some(folder) = args.skill_folders.iter().find(|folder| !folder.is_dir()) {
-        return Err(format!("--skills {}: no such folder", folder.display()));
-    }
+    let skill_folders = cli::folders("--skills", args.skill_folders, DEFAULT_SKILLS)?;
     // Checking skills talks to no model, whatever is named.
     let offline = args.check_skills;
     let model_name = cli::model_name(args.model).filter(|_| !offline);
@@ -92,10 +90,6 @@ fn resolve(args: Args) -> Result<Cli, String> {
     };
     if prompt.is_empty() && !offline {
         return Err("give a prompt: ch08-skills --model NAME What is 2 + 3?".to_string());
-    }
-    let mut skill_folders = args.skill_folders;
-    if skill_folders.is_empty() {
-        skill_folders.push(PathBuf::from(DEFAULT_SKILLS));
     }
     let add = cli::chapter_server("add", "ch03-add-tool-solution", &[]);
     Ok(Cli {

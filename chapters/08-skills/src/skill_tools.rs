@@ -11,7 +11,7 @@
 use std::path::{Component, Path};
 
 use serde_json::{Value, json};
-use wire_host::files::{self, Unread};
+use wire_host::files;
 
 use crate::skills::{Skill, escape};
 
@@ -115,15 +115,6 @@ pub fn read_file(skill: &Skill, path: &str) -> Result<String, String> {
     // END(ch08/confine)
     // wire_host::files reads only a regular file (checked before opening
     // and again on the open file), at most MAX_TEXT bytes, as UTF-8.
-    let refusal = match files::read_text(&file, files::MAX_TEXT) {
-        Ok(text) => return Ok(text),
-        Err(Unread::NotAFile) => "is not a regular file (a folder or a device): give a file".into(),
-        Err(Unread::TooLarge { size, limit }) => {
-            format!("is {size} bytes, over the {limit}-byte limit for a skill file")
-        }
-        Err(Unread::NotUtf8) => "is not UTF-8 text: this tool reads text files only".into(),
-        Err(Unread::Io(err)) => return Err(format!("{path:?}: {err}")),
-    };
-    Err(format!("{path:?} {refusal}"))
+    files::read_for_model(&file, path, "a skill file")
 }
 // ANCHOR_END: read_file

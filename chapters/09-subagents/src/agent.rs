@@ -11,12 +11,12 @@ use tokio::sync::Semaphore;
 
 use crate::PROGRAM;
 pub use crate::harness::{AGENT, Context, Harness, Log};
-use crate::host::Host;
 use crate::join::{Run, join_all};
 use crate::resource_tool;
 use crate::skill_tools;
 use crate::skills::{self, Skill};
-use crate::tokens;
+use wire_host::host::Host;
+use wire_host::{show, tokens};
 
 /// What the model is told about its situation, in every request.
 const SYSTEM: &str = "You are a careful assistant. Use the tools for arithmetic.";
@@ -31,7 +31,8 @@ pub async fn run(
     log: &mut Log,
 ) -> Result<String, String> {
     let mut messages = vec![json!({ "role": "user", "content": prompt })];
-    for turn in 1..=context.cap {
+    let cap = context.cap;
+    for turn in 1..=cap {
         let request = request_body(&context.model, &context.system, &context.tools, &messages);
         show_request(turn, &request, log);
         let reply = harness.model.send(&context.key, &request).await?;
@@ -54,10 +55,7 @@ pub async fn run(
         }
         messages.push(json!({ "role": "user", "content": results }));
     }
-    Err(format!(
-        "turn cap: no final answer after {} turns",
-        context.cap
-    ))
+    Err(format!("turn cap: no final answer after {cap} turns"))
 }
 // ANCHOR_END: agent_loop
 
@@ -105,11 +103,9 @@ fn fits_the_api(name: &str) -> bool {
 /// The system prompt: the chapter 7 sentence, then the skill catalogue
 /// (tier 1) when there are skills.
 pub fn system_prompt(skills: &[Skill]) -> String {
-    let catalogue = skills::catalogue(skills);
-    if catalogue.is_empty() {
-        SYSTEM.to_string()
-    } else {
-        format!("{SYSTEM}\n\n{catalogue}")
+    match skills::catalogue(skills).as_str() {
+        "" => SYSTEM.to_string(),
+        catalogue => format!("{SYSTEM}\n\n{catalogue}"),
     }
 }
 // ANCHOR_END: system_prompt
@@ -165,19 +161,11 @@ async fn run_tool(
         Ok(result) => (text_of(&result["content"]), result["isError"] == true),
         Err(err) => (err, true),
     };
-    // A skill's or a resource's text is long: its cost in tokens says more
-    // than its lines.
+    // A skill's or a resource's text is long: show::tool_call shows its
+    // cost in tokens.
     let long = skill_tools::handles(skills, name) || name == resource_tool::READ;
-    let shown = if long && !is_error {
-        format!("{} tokens (cl100k_base)", tokens::count(&text))
-    } else {
-        text.clone()
-    };
-    lines.push(format!(
-        "  {} {name} {} -> {shown}",
-        if is_error { "error" } else { "tool" },
-        call["input"]
-    ));
+    let line = show::tool_call(name, &call["input"], &text, is_error, long);
+    lines.push(line);
     let mut block = json!({ "type": "tool_result", "tool_use_id": call["id"], "content": text });
     if is_error {
         block["is_error"] = json!(true);

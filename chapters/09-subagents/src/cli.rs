@@ -6,11 +6,10 @@
 use std::path::PathBuf;
 
 use clap::Parser;
-use serde_json::Value;
 use wire_host::cli::{self, ServerArgs};
 use wire_host::connection::Options;
 use wire_host::host::ServerConfig;
-use wire_host::model::{self, Model, Provider};
+use wire_host::model::{self, Model};
 
 use crate::PROGRAM;
 
@@ -92,15 +91,8 @@ pub fn parse() -> Result<Cli, std::process::ExitCode> {
 }
 
 fn resolve(args: Args) -> Result<Cli, String> {
-    let folders = [
-        ("--skills", &args.skill_folders),
-        ("--agents", &args.agent_folders),
-    ];
-    for (option, folders) in folders {
-        if let Some(folder) = folders.iter().find(|folder| !folder.is_dir()) {
-            return Err(format!("{option} {}: no such folder", folder.display()));
-        }
-    }
+    let skill_folders = cli::folders("--skills", args.skill_folders, DEFAULT_SKILLS)?;
+    let agent_folders = cli::folders("--agents", args.agent_folders, DEFAULT_AGENTS)?;
     if args.max_concurrent == 0 {
         return Err("--max-concurrent 0: at least one subagent must be able to run".to_string());
     }
@@ -114,9 +106,9 @@ fn resolve(args: Args) -> Result<Cli, String> {
         (None, Some(path)) => {
             let text = std::fs::read_to_string(&path)
                 .map_err(|err| format!("cannot read script {path}: {err}"))?;
-            scripted(&path, &text)?
+            cli::scripted(&path, &text)?
         }
-        (None, None) => scripted("scripts/subagents.json", DEMO_SCRIPT)?,
+        (None, None) => cli::scripted("scripts/subagents.json", DEMO_SCRIPT)?,
     };
     model.trace = args.servers.trace;
     let prompt = match args.prompt.is_empty() {
@@ -126,12 +118,12 @@ fn resolve(args: Args) -> Result<Cli, String> {
     if prompt.is_empty() && !offline {
         return Err("give a prompt: ch09-subagents --model NAME What is 2 + 3?".to_string());
     }
-    let default_server = cli::chapter_server("add", "ch03-add-tool-solution", &[]);
+    let add = cli::chapter_server("add", "ch03-add-tool-solution", &[]);
     Ok(Cli {
-        servers: args.servers.configs(Some(default_server))?,
+        servers: args.servers.configs(Some(add))?,
         options: args.servers.options(),
-        skill_folders: or_default(args.skill_folders, DEFAULT_SKILLS),
-        agent_folders: or_default(args.agent_folders, DEFAULT_AGENTS),
+        skill_folders,
+        agent_folders,
         check_agents: args.check_agents,
         model,
         prompt,
@@ -141,41 +133,4 @@ fn resolve(args: Args) -> Result<Cli, String> {
         // STRETCH(ch09/spawn-allowlist): the agent `--agent` names.
         // END(ch09/spawn-allowlist)
     })
-}
-
-/// The folders given, or the chapter's own when none is.
-fn or_default(folders: Vec<PathBuf>, default: &str) -> Vec<PathBuf> {
-    match folders.is_empty() {
-        true => vec![PathBuf::from(default)],
-        false => folders,
-    }
-}
-
-/// A scripted model (`wire_host::model::scripted`) with a queue of replies
-/// for each subagent too: a script's `subagents` maps the id of each
-/// `Agent` call to the replies of the subagent it starts.
-pub fn scripted(name: &str, text: &str) -> Result<(Model, String), String> {
-    let (model, prompt) = model::scripted(name, text)?;
-    let script: Value = serde_json::from_str(text).map_err(|err| err.to_string())?;
-    let (
-        Some(subagents),
-        Provider::Scripted {
-            replies: queues, ..
-        },
-    ) = (script.get("subagents"), &model.provider)
-    else {
-        return Ok((model, prompt));
-    };
-    let subagents = subagents.as_object().ok_or(format!(
-        "script {name}: \"subagents\" maps Agent call ids to replies"
-    ))?;
-    let mut queues = queues.lock().map_err(|err| err.to_string())?;
-    for (id, replies) in subagents {
-        let replies = replies.as_array().ok_or(format!(
-            "script {name}: subagents.{id} is not a list of replies"
-        ))?;
-        queues.insert(id.clone(), replies.iter().cloned().collect());
-    }
-    drop(queues);
-    Ok((model, prompt))
 }

@@ -16,11 +16,10 @@ mod delegate;
 mod harness;
 mod join;
 
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 use agent::{Harness, Log};
-use skills::{Entry, Skill};
+use skills::Skill;
 // What chapters 6 to 8 taught, from the `wire-host` crate (`support/host`).
 // Imported here, at the crate's root, so `crate::host` and the like name them
 // in every module.
@@ -55,7 +54,10 @@ async fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    introduce(&host, &skills, &agents, &cli.prompt);
+    let names: Vec<&str> = skills.iter().map(|skill| skill.name.as_str()).collect();
+    let agent_names: Vec<&str> = agents.iter().map(|agent| agent.name.as_str()).collect();
+    let catalogue = skills::catalogue(&skills);
+    wire_host::show::introduce(&host, &names, &agent_names, &catalogue, &cli.prompt);
     let _ = tokenizer.await; // Ready before the first turn counts tokens.
     let harness = Harness {
         host,
@@ -82,34 +84,17 @@ async fn main() -> ExitCode {
 /// status to end with once they are reported. (Chapter 8's `--check-skills`
 /// stays there: `cargo run -p ch08-skills-solution -- --check-skills`.)
 fn load(cli: &cli::Cli) -> Result<(Vec<Skill>, Vec<agents::Agent>), ExitCode> {
-    let skills = usable_skills(&skills::load(&cli.skill_folders));
+    let skills = wire_host::entries::usable(PROGRAM, &skills::load(&cli.skill_folders));
     let names: Vec<&str> = skills.iter().map(|skill| skill.name.as_str()).collect();
     let agent_entries = agents::load(&cli.agent_folders, &names);
     if cli.check_agents {
-        return Err(check_agents(&agent_entries));
+        return Err(agents::check(&agent_entries));
     }
-    let agents = usable_agents(&agent_entries);
+    let agents = agents::usable(PROGRAM, &agent_entries);
     // STRETCH(ch09/spawn-allowlist): find the agent `--agent` names among
     // the usable ones; a name that is none of them is a usage error.
     // END(ch09/spawn-allowlist)
     Ok((skills, agents))
-}
-
-/// What the model will have, one line each, before the first turn, and
-/// the prompt.
-fn introduce(host: &Host, skills: &[Skill], agents: &[agents::Agent], prompt: &str) {
-    wire_host::show::servers_and_tools(host);
-    for skill in skills {
-        println!("skill {}", skill.name);
-    }
-    for agent in agents {
-        println!("agent {}", agent.name);
-    }
-    if !skills.is_empty() {
-        let catalogue = tokens::count(&skills::catalogue(skills));
-        println!("catalogue: {catalogue} tokens (cl100k_base)");
-    }
-    println!("user: {prompt}");
 }
 
 /// The main conversation: the prompt, the loop, the answer.
@@ -123,46 +108,4 @@ async fn converse(harness: &Harness, prompt: &str, agent: Option<&str>) -> Resul
     let answer = agent::run(harness, &main_context, prompt, &mut log).await?;
     println!("answer: {answer}");
     Ok(())
-}
-
-// ANCHOR: check_agents
-/// `--check-agents`: one line per file. Exit 0 when every file is an
-/// agent the harness loads, 1 otherwise.
-fn check_agents(entries: &[(PathBuf, agents::Entry)]) -> ExitCode {
-    let mut all_loaded = true;
-    for (_, entry) in entries {
-        match entry {
-            agents::Entry::Valid(agent) => println!("ok {}", agent.name),
-            agents::Entry::Invalid(problem) => println!("invalid {problem}"),
-            agents::Entry::Duplicate(problem) => println!("skipped {problem}"),
-        }
-        all_loaded &= matches!(entry, agents::Entry::Valid(_));
-    }
-    if all_loaded {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    }
-}
-// ANCHOR_END: check_agents
-
-/// The agents the model may delegate to; every file left out is reported
-/// on stderr (Claude Code skips most of them silently).
-fn usable_agents(entries: &[(PathBuf, agents::Entry)]) -> Vec<agents::Agent> {
-    for (_, entry) in entries {
-        if let agents::Entry::Invalid(problem) | agents::Entry::Duplicate(problem) = entry {
-            eprintln!("{PROGRAM}: skipped {problem}");
-        }
-    }
-    agents::valid_agents(entries).cloned().collect()
-}
-
-/// The skills the model gets; every folder left out is reported on stderr.
-fn usable_skills(entries: &[(PathBuf, Entry)]) -> Vec<Skill> {
-    for (_, entry) in entries {
-        if let Entry::Invalid(problem) | Entry::Duplicate(problem) = entry {
-            eprintln!("{PROGRAM}: skipped {problem}");
-        }
-    }
-    skills::valid_skills(entries).cloned().collect()
 }

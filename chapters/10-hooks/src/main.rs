@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use agent::{Harness, Log};
-use skills::{Entry, Skill};
+use skills::Skill;
 // What chapters 6 to 9 taught, from the `wire-host` crate (`support/host`).
 // Imported here, at the crate's root, so `crate::host` and the like name them
 // in every module.
@@ -58,7 +58,10 @@ async fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    introduce(&host, &skills, &agents, &cli.prompt);
+    let names: Vec<&str> = skills.iter().map(|skill| skill.name.as_str()).collect();
+    let agent_names: Vec<&str> = agents.iter().map(|agent| agent.name.as_str()).collect();
+    let catalogue = skills::catalogue(&skills);
+    wire_host::show::introduce(&host, &names, &agent_names, &catalogue, &cli.prompt);
     let _ = tokenizer.await; // Ready before the first turn counts tokens.
     let opened = Session::open(cli.workdir.as_deref(), &cli.session_id, cli.demo)
         .and_then(|session| Ok((load_settings(cli.settings.as_deref(), &session)?, session)));
@@ -94,27 +97,10 @@ async fn main() -> ExitCode {
 /// stderr. (Checking them is chapter 8's `--check-skills` and chapter 9's
 /// `--check-agents`; this chapter does not carry those on.)
 fn load(cli: &cli::Cli) -> (Vec<Skill>, Vec<agents::Agent>) {
-    let skills = usable_skills(&skills::load(&cli.skill_folders));
+    let skills = wire_host::entries::usable(PROGRAM, &skills::load(&cli.skill_folders));
     let names: Vec<&str> = skills.iter().map(|skill| skill.name.as_str()).collect();
-    let agents = usable_agents(&agents::load(&cli.agent_folders, &names));
+    let agents = agents::usable(PROGRAM, &agents::load(&cli.agent_folders, &names));
     (skills, agents)
-}
-
-/// What the model will have, one line each, before the first turn, and
-/// the prompt.
-fn introduce(host: &Host, skills: &[Skill], agents: &[agents::Agent], prompt: &str) {
-    wire_host::show::servers_and_tools(host);
-    for skill in skills {
-        println!("skill {}", skill.name);
-    }
-    for agent in agents {
-        println!("agent {}", agent.name);
-    }
-    if !skills.is_empty() {
-        let catalogue = tokens::count(&skills::catalogue(skills));
-        println!("catalogue: {catalogue} tokens (cl100k_base)");
-    }
-    println!("user: {prompt}");
 }
 
 /// The hooks of `--settings`, or none, their scripts in the working folder
@@ -259,25 +245,4 @@ fn write_demo(workdir: &Path) -> std::io::Result<()> {
 fn fresh_folder(path: &Path) -> Result<(), String> {
     let _ = std::fs::remove_dir_all(path);
     std::fs::create_dir_all(path).map_err(|err| format!("cannot create {}: {err}", path.display()))
-}
-
-/// The agents the model may delegate to; every file left out is reported
-/// on stderr (Claude Code skips most of them silently).
-fn usable_agents(entries: &[(PathBuf, agents::Entry)]) -> Vec<agents::Agent> {
-    for (_, entry) in entries {
-        if let agents::Entry::Invalid(problem) | agents::Entry::Duplicate(problem) = entry {
-            eprintln!("{PROGRAM}: skipped {problem}");
-        }
-    }
-    agents::valid_agents(entries).cloned().collect()
-}
-
-/// The skills the model gets; every folder left out is reported on stderr.
-fn usable_skills(entries: &[(PathBuf, Entry)]) -> Vec<Skill> {
-    for (_, entry) in entries {
-        if let Entry::Invalid(problem) | Entry::Duplicate(problem) = entry {
-            eprintln!("{PROGRAM}: skipped {problem}");
-        }
-    }
-    skills::valid_skills(entries).cloned().collect()
 }

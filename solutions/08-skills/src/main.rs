@@ -38,7 +38,7 @@ async fn main() -> ExitCode {
     if cli.check_skills {
         return check_skills(&entries);
     }
-    let skills = usable_skills(&entries);
+    let skills = wire_host::entries::usable(PROGRAM, &entries);
     // Building the tokenizer is a moment of pure CPU work. On the runtime's
     // only thread it would stall the tasks that read the servers' pipes;
     // on the blocking pool it overlaps the servers' start instead.
@@ -50,15 +50,9 @@ async fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    wire_host::show::servers_and_tools(&host);
-    for skill in &skills {
-        println!("skill {}", skill.name);
-    }
-    if !skills.is_empty() {
-        let catalogue = tokens::count(&skills::catalogue(&skills));
-        println!("catalogue: {catalogue} tokens (cl100k_base)");
-    }
-    println!("user: {}", cli.prompt);
+    let names: Vec<&str> = skills.iter().map(|skill| skill.name.as_str()).collect();
+    let catalogue = skills::catalogue(&skills);
+    wire_host::show::introduce(&host, &names, &[], &catalogue, &cli.prompt);
     let _ = tokenizer.await; // Ready before the first turn counts tokens.
     let outcome = agent::run(&host, &skills, &cli.model, &cli.prompt, cli.max_turns).await;
     host.shutdown().await;
@@ -105,13 +99,3 @@ fn check_skills(entries: &[(PathBuf, Entry)]) -> ExitCode {
     }
 }
 // ANCHOR_END: check_skills
-
-/// The skills the model gets; every folder left out is reported on stderr.
-fn usable_skills(entries: &[(PathBuf, Entry)]) -> Vec<Skill> {
-    for (_, entry) in entries {
-        if let Entry::Invalid(problem) | Entry::Duplicate(problem) = entry {
-            eprintln!("{PROGRAM}: skipped {problem}");
-        }
-    }
-    skills::valid_skills(entries).cloned().collect()
-}

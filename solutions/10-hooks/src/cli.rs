@@ -7,11 +7,10 @@
 use std::path::PathBuf;
 
 use clap::Parser;
-use serde_json::Value;
 use wire_host::cli::{self, ServerArgs};
 use wire_host::connection::Options;
 use wire_host::host::ServerConfig;
-use wire_host::model::{self, Model, Provider};
+use wire_host::model::{self, Model};
 
 use crate::PROGRAM;
 
@@ -103,6 +102,8 @@ pub fn parse() -> Result<Cli, std::process::ExitCode> {
 
 fn resolve(args: Args, demo: bool) -> Result<Cli, String> {
     check_paths(&args)?;
+    let skill_folders = cli::folders("--skills", args.skill_folders, DEFAULT_SKILLS)?;
+    let agent_folders = cli::folders("--agents", args.agent_folders, DEFAULT_AGENTS)?;
     if args.max_concurrent == 0 {
         return Err("--max-concurrent 0: at least one subagent must be able to run".to_string());
     }
@@ -125,8 +126,8 @@ fn resolve(args: Args, demo: bool) -> Result<Cli, String> {
     Ok(Cli {
         servers: args.servers.configs(None)?,
         options: args.servers.options(),
-        skill_folders: or_default(args.skill_folders, DEFAULT_SKILLS),
-        agent_folders: or_default(args.agent_folders, DEFAULT_AGENTS),
+        skill_folders,
+        agent_folders,
         model,
         prompt,
         max_turns: args.max_turns,
@@ -149,29 +150,21 @@ fn model_of(name: Option<String>, script: Option<String>) -> Result<(Model, Stri
         (None, Some(path)) => {
             let text = std::fs::read_to_string(&path)
                 .map_err(|err| format!("cannot read script {path}: {err}"))?;
-            scripted(&path, &text)
+            cli::scripted(&path, &text)
         }
-        (None, None) => scripted("scripts/injection.json", DEMO_SCRIPT),
+        (None, None) => cli::scripted("scripts/injection.json", DEMO_SCRIPT),
     }
 }
 
-/// The files and folders the command line names exist, before anything
-/// starts.
+/// The settings file and the working folder the command line names exist,
+/// before anything starts (`cli::folders` checks the skill and agent
+/// folders, right after).
 fn check_paths(args: &Args) -> Result<(), String> {
     if let Some(path) = args.settings.as_ref().filter(|path| !path.is_file()) {
         return Err(format!("--settings {}: no such file", path.display()));
     }
     if let Some(folder) = args.workdir.as_ref().filter(|folder| !folder.is_dir()) {
         return Err(format!("--workdir {}: no such folder", folder.display()));
-    }
-    let folders = [
-        ("--skills", &args.skill_folders),
-        ("--agents", &args.agent_folders),
-    ];
-    for (option, folders) in folders {
-        if let Some(folder) = folders.iter().find(|folder| !folder.is_dir()) {
-            return Err(format!("{option} {}: no such folder", folder.display()));
-        }
     }
     Ok(())
 }
@@ -189,41 +182,4 @@ fn session_id(id: String) -> Result<String, String> {
             "--session-id {id:?}: letters, digits, - and _ only"
         )),
     }
-}
-
-/// The folders given, or the chapter's own when none is.
-fn or_default(folders: Vec<PathBuf>, default: &str) -> Vec<PathBuf> {
-    match folders.is_empty() {
-        true => vec![PathBuf::from(default)],
-        false => folders,
-    }
-}
-
-/// A scripted model (`wire_host::model::scripted`) with a queue of replies
-/// for each subagent too: a script's `subagents` maps the id of each
-/// `Agent` call to the replies of the subagent it starts.
-pub fn scripted(name: &str, text: &str) -> Result<(Model, String), String> {
-    let (model, prompt) = model::scripted(name, text)?;
-    let script: Value = serde_json::from_str(text).map_err(|err| err.to_string())?;
-    let (
-        Some(subagents),
-        Provider::Scripted {
-            replies: queues, ..
-        },
-    ) = (script.get("subagents"), &model.provider)
-    else {
-        return Ok((model, prompt));
-    };
-    let subagents = subagents.as_object().ok_or(format!(
-        "script {name}: \"subagents\" maps Agent call ids to replies"
-    ))?;
-    let mut queues = queues.lock().map_err(|err| err.to_string())?;
-    for (id, replies) in subagents {
-        let replies = replies.as_array().ok_or(format!(
-            "script {name}: subagents.{id} is not a list of replies"
-        ))?;
-        queues.insert(id.clone(), replies.iter().cloned().collect());
-    }
-    drop(queues);
-    Ok((model, prompt))
 }

@@ -8,10 +8,13 @@
 //! fields, which values, which files of a folder, which name wins) is
 //! plumbing that chapter 9 uses; its lesson is what the harness does with
 //! an agent once it is read: the fresh context, the tools it keeps, the
-//! parallel join. The book shows this file as given.
+//! parallel join. `--check-agents` prints what was read (`check`) and a run
+//! reports what it leaves out (`usable`): output plumbing too. The book
+//! shows this file as given.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::process::ExitCode;
 
 use serde_json::{Value, json};
 
@@ -123,6 +126,39 @@ pub fn valid_agents(entries: &[(PathBuf, Entry)]) -> impl Iterator<Item = &Agent
         Entry::Valid(agent) => Some(agent),
         _ => None,
     })
+}
+
+// ANCHOR: check_agents
+/// `--check-agents`: one line per file. Exit 0 when every file is an
+/// agent the harness loads, 1 otherwise.
+pub fn check(entries: &[(PathBuf, Entry)]) -> ExitCode {
+    let mut all_loaded = true;
+    for (_, entry) in entries {
+        match entry {
+            Entry::Valid(agent) => println!("ok {}", agent.name),
+            Entry::Invalid(problem) => println!("invalid {problem}"),
+            Entry::Duplicate(problem) => println!("skipped {problem}"),
+        }
+        all_loaded &= matches!(entry, Entry::Valid(_));
+    }
+    if all_loaded {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+// ANCHOR_END: check_agents
+
+/// The agents the model may delegate to; every file left out is reported
+/// on stderr, after the program's name (Claude Code skips most of them
+/// silently).
+pub fn usable(program: &str, entries: &[(PathBuf, Entry)]) -> Vec<Agent> {
+    for (_, entry) in entries {
+        if let Entry::Invalid(problem) | Entry::Duplicate(problem) = entry {
+            eprintln!("{program}: skipped {problem}");
+        }
+    }
+    valid_agents(entries).cloned().collect()
 }
 
 /// The frontmatter's fields, as chapter 8's parser reads them.

@@ -4,11 +4,15 @@
 //! usage error reads. A chapter's own `cli.rs` flattens [`ServerArgs`] into
 //! its clap struct and adds what it teaches.
 
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
+use serde_json::Value;
+
 use crate::connection::{self, Options};
 use crate::host::ServerConfig;
+use crate::model::{self, Model, Provider};
 
 /// The end of every harness's `--help`: what `--model` reads.
 pub const MODEL_ENVIRONMENT: &str = "\
@@ -63,6 +67,47 @@ impl ServerArgs {
 /// `--model NAME`, or else a non-empty `WIRE_MODEL`.
 pub fn model_name(named: Option<String>) -> Option<String> {
     named.or(std::env::var("WIRE_MODEL").ok().filter(|m| !m.is_empty()))
+}
+
+/// The folders a repeatable folder option (`--skills`, `--agents`) names,
+/// each checked to be one, or the chapter's own (`default`) when none is.
+pub fn folders(option: &str, given: Vec<PathBuf>, default: &str) -> Result<Vec<PathBuf>, String> {
+    if let Some(folder) = given.iter().find(|folder| !folder.is_dir()) {
+        return Err(format!("{option} {}: no such folder", folder.display()));
+    }
+    match given.is_empty() {
+        true => Ok(vec![PathBuf::from(default)]),
+        false => Ok(given),
+    }
+}
+
+/// A scripted model (`wire_host::model::scripted`) with a queue of replies
+/// for each subagent too, from chapter 9 on: a script's `subagents` maps
+/// the id of each `Agent` call to the replies of the subagent it starts.
+pub fn scripted(name: &str, text: &str) -> Result<(Model, String), String> {
+    let (model, prompt) = model::scripted(name, text)?;
+    let script: Value = serde_json::from_str(text).map_err(|err| err.to_string())?;
+    let (
+        Some(subagents),
+        Provider::Scripted {
+            replies: queues, ..
+        },
+    ) = (script.get("subagents"), &model.provider)
+    else {
+        return Ok((model, prompt));
+    };
+    let subagents = subagents.as_object().ok_or(format!(
+        "script {name}: \"subagents\" maps Agent call ids to replies"
+    ))?;
+    let mut queues = queues.lock().map_err(|err| err.to_string())?;
+    for (id, replies) in subagents {
+        let replies = replies.as_array().ok_or(format!(
+            "script {name}: subagents.{id} is not a list of replies"
+        ))?;
+        queues.insert(id.clone(), replies.iter().cloned().collect());
+    }
+    drop(queues);
+    Ok((model, prompt))
 }
 
 /// A chapter's server (`package`, with `args`) as the MCP server `name`,

@@ -84,6 +84,18 @@ pub fn valid<T>(entries: &[(PathBuf, Entry<T>)]) -> impl Iterator<Item = &T> {
     })
 }
 
+/// The valid items, for a run (not a check): every path left out is
+/// reported on stderr, after the program's name, and the run goes on
+/// without it.
+pub fn usable<T: Clone>(program: &str, entries: &[(PathBuf, Entry<T>)]) -> Vec<T> {
+    for (_, entry) in entries {
+        if let Entry::Invalid(problem) | Entry::Duplicate(problem) = entry {
+            eprintln!("{program}: skipped {problem}");
+        }
+    }
+    valid(entries).cloned().collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -42,6 +42,30 @@ impl fmt::Display for Unread {
     }
 }
 
+impl Unread {
+    /// The refusal a model reads when a tool could not read the file it
+    /// named (`path`, as the model wrote it): what is wrong and what to do
+    /// instead, so it can try again. `what` says what kind of file the
+    /// tool reads, for the size limit (`a skill file`).
+    pub fn for_model(self, path: &str, what: &str) -> String {
+        let refusal = match self {
+            Unread::NotAFile => "is not a regular file (a folder or a device): give a file".into(),
+            Unread::TooLarge { size, limit } => {
+                format!("is {size} bytes, over the {limit}-byte limit for {what}")
+            }
+            Unread::NotUtf8 => "is not UTF-8 text: this tool reads text files only".into(),
+            Unread::Io(err) => return format!("{path:?}: {err}"),
+        };
+        format!("{path:?} {refusal}")
+    }
+}
+
+/// [`read_text`] at most [`MAX_TEXT`] bytes, for a tool whose model named
+/// the file `named`: a refusal is worded for that model (`for_model`).
+pub fn read_for_model(path: &Path, named: &str, what: &str) -> Result<String, String> {
+    read_text(path, MAX_TEXT).map_err(|unread| unread.for_model(named, what))
+}
+
 // ANCHOR: read_text
 /// The text of the regular file at `path`, at most `limit` bytes.
 pub fn read_text(path: &Path, limit: u64) -> Result<String, Unread> {

@@ -1,6 +1,6 @@
 //! What every harness prints: before its first turn, the servers it started
-//! and the tools they offer, one line each, as chapter 7 first printed them;
-//! then a line per tool call, and, from chapter 9 on, where each context's
+//! and the tools they offer, one line each, as chapter 7 first printed them,
+//! and from chapter 8 on the skills and agents; then a line per tool call, and, from chapter 9 on, where each context's
 //! lines go. Support-own: output plumbing, no chapter's lesson.
 
 use serde_json::Value;
@@ -26,6 +26,25 @@ pub fn servers_and_tools(host: &Host) {
             tool.qualified, tool.server, tool.name
         );
     }
+}
+
+/// Everything a harness prints before its first turn, after the servers
+/// and tools: a line per skill and per agent the model has, what the skill
+/// catalogue costs in every request (when there is one), and the prompt.
+/// Chapter 8 on; chapter 8 passes no agents.
+pub fn introduce(host: &Host, skills: &[&str], agents: &[&str], catalogue: &str, prompt: &str) {
+    servers_and_tools(host);
+    for skill in skills {
+        println!("skill {skill}");
+    }
+    for agent in agents {
+        println!("agent {agent}");
+    }
+    if !catalogue.is_empty() {
+        let cost = tokens::count(catalogue);
+        println!("catalogue: {cost} tokens (cl100k_base)");
+    }
+    println!("user: {prompt}");
 }
 
 /// The line for one tool call: `tool` or `error`, the tool's name, its
