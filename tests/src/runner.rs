@@ -347,6 +347,17 @@ pub fn check_waiting(
         );
         return fail(problem, None);
     }
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    if let Some(text) = transcript
+        .stderr
+        .iter()
+        .find(|text| !stderr.contains(text.as_str()))
+    {
+        let problem = format!(
+            "every frame matched, but the server's stderr does not contain {text:?}.{also}"
+        );
+        return fail(problem, None);
+    }
     if run.status != Some(transcript.exit) {
         let problem = format!(
             "every frame matched, but the server ended with {} instead of exit status {} once stdin closed.",
