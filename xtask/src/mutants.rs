@@ -9,8 +9,9 @@
 //! limited to the lines of a diff that adds each gap's body to its file
 //! (cargo-mutants' `--in-diff`), written here from the gap markers, so the
 //! set follows the markers as they move. The tests are the chapter's
-//! scenarios (`--test scenarios -- chNN::`) and the test files that drive
-//! its binary beyond them.
+//! scenarios (`binary(scenarios) & test(/^chNN::/)`) and the test files that drive
+//! its binary beyond them, run by cargo-nextest so that one filter
+//! expression can name both.
 //!
 //! A maintainer's tool, not part of CI: each mutant is a build and a test
 //! run, minutes per chapter. Results go in CONTRIBUTING's table.
@@ -31,7 +32,8 @@ cargo-mutants' summary; its full report is in target/mutants/NN/mutants.out/.
   --list     list the mutants, run nothing
   --jobs N   build and test N mutants at once (default 1)
 
-Needs cargo-mutants: cargo install cargo-mutants --locked
+Needs cargo-mutants and cargo-nextest:
+  cargo install cargo-mutants cargo-nextest --locked
 ";
 
 /// The test files that drive a chapter's binary beyond its transcripts,
@@ -105,16 +107,18 @@ pub fn run(args: &[String]) -> Result<(), String> {
         command.arg("--list");
     }
     command.args(passed);
-    // What follows `--` is cargo test's: the chapter's scenarios and test
-    // files, then the filter that keeps only this chapter's scenarios.
-    command.args(["--", "--test", "scenarios"]);
+    // The tests run under cargo-nextest, whose filter expression can keep
+    // this chapter's scenarios *and* whole test files: a libtest name filter
+    // (`-- chNN::`) would reach every test binary and run none of the files'
+    // tests (it did, and a mutant survived that the file's test catches).
+    let mut filter = format!("(binary(scenarios) & test(/^ch{:02}::/))", chapter.number);
     for test in extra_tests(chapter.number) {
-        command.args(["--test", test]);
+        filter += &format!(" | binary({test})");
     }
-    command.args(["--", &format!("ch{:02}::", chapter.number)]);
+    command.args(["--test-tool", "nextest", "--", "-E", &filter]);
     eprintln!("mutants: {}", describe(&command));
     let status = command.status().map_err(|err| {
-        format!("mutants: cannot run cargo mutants ({err}); install it: cargo install cargo-mutants --locked")
+        format!("mutants: cannot run cargo mutants ({err}); install it: cargo install cargo-mutants cargo-nextest --locked")
     })?;
     match status.code() {
         Some(0) => Ok(()),
