@@ -114,12 +114,9 @@ pub fn check(transcript: &Transcript, target: &Target) -> Result<(), String> {
     if let Some(problem) = compare_stdout(transcript, stdout.as_bytes()) {
         return Err(fail(ran, problem + &also));
     }
-    let stderr = String::from_utf8_lossy(&run.stderr);
-    for text in &transcript.stderr {
-        if !stderr.contains(text.as_str()) {
-            let problem = format!("its stderr does not contain {text:?}");
-            return Err(fail(ran, problem + &also));
-        }
+    if let Some(text) = runner::missing_stderr(transcript, &run.stderr) {
+        let problem = format!("its stderr does not contain {text:?}");
+        return Err(fail(ran, problem + &also));
     }
     if run.status != Some(transcript.exit) {
         let got = run

@@ -332,10 +332,7 @@ impl Listening {
             }
         });
         let first = log.recv_timeout(WAIT).unwrap_or_default();
-        let Some(address) = first
-            .strip_prefix("listening on http://")
-            .and_then(|rest| rest.strip_suffix("/mcp"))
-        else {
+        let Some(address) = listening_address(&first) else {
             let _ = child.kill();
             let _ = child.wait();
             return Err(format!(
@@ -361,6 +358,14 @@ impl Listening {
             status,
         }
     }
+}
+
+/// The address in a server's first stderr line, `listening on
+/// http://ADDR/mcp` (chapter 12's words, and every HTTP server's here).
+pub fn listening_address(line: &str) -> Option<&str> {
+    line.trim_end()
+        .strip_prefix("listening on http://")
+        .and_then(|rest| rest.strip_suffix("/mcp"))
 }
 
 #[cfg(test)]

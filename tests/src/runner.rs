@@ -370,6 +370,17 @@ pub fn check_waiting(
     Ok(())
 }
 
+/// The first of a transcript's `# stderr:` texts that the program's stderr
+/// does not contain, if any.
+pub fn missing_stderr<'a>(transcript: &'a Transcript, stderr: &[u8]) -> Option<&'a str> {
+    let stderr = String::from_utf8_lossy(stderr);
+    transcript
+        .stderr
+        .iter()
+        .map(String::as_str)
+        .find(|text| !stderr.contains(text))
+}
+
 /// After a difference in the output, the exit status too when it is not
 /// the one expected: a report names both, the output first (it is what
 /// went wrong; the status often only follows from it).

@@ -17,6 +17,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use wire_tests::course;
+use wire_tests::http_runner;
 use wire_tests::target;
 
 const USAGE: &str = "\
@@ -136,10 +137,7 @@ fn measure_listener(
     BufReader::new(stderr)
         .read_line(&mut first)
         .map_err(|err| err.to_string())?;
-    let address = first
-        .trim_end()
-        .strip_prefix("listening on http://")
-        .and_then(|rest| rest.strip_suffix("/mcp"))
+    let address = http_runner::listening_address(&first)
         .ok_or(format!("unexpected first line {first:?}"))?
         .to_string();
     let row = load(name, &address, "/mcp", duration, clients);
