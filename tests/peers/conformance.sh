@@ -3,8 +3,8 @@
 # an HTTP server binary that serves the suite's fixtures, for both revisions
 # it requires, and prints the summary of each run. The server starts on a
 # free loopback port (--listen 127.0.0.1:0) and stops at the end. For the
-# course that binary is ch12-conformance (tests/conformance): chapter 12's
-# http.rs with the fixtures; run.sh 12 builds it.
+# course that binary is ch13-conformance (tests/conformance): chapter 13's
+# http.rs with the fixtures; run.sh 13 builds it.
 #
 # Usage: tests/peers/conformance.sh BINARY
 #

@@ -124,9 +124,9 @@ check_05() {
     echo "ok  prompts/get explain_note(key=backoff, audience=ops): embedded resource"
 }
 
-# ---- Chapter 11: the same tools in both eras ---------------------------------
+# ---- Chapter 12: the same tools in both eras ---------------------------------
 
-check_11() {
+check_12() {
     local era
     # legacy: the handshake (the Inspector's default); modern: 2026-07-28 only,
     # no fallback. The Inspector 2.12 sends server/discover first in both
@@ -143,7 +143,7 @@ check_11() {
         holds 'r["result"]["structuredContent"] == {"sum": 5}' || fail "tools/call add(2, 3) ($era): expected sum 5"
         if [[ $era == modern ]]; then
             # A modern result says who answered, in _meta.
-            holds 'r["result"]["_meta"]["io.modelcontextprotocol/serverInfo"]["name"] == "ch11-stateless"' \
+            holds 'r["result"]["_meta"]["io.modelcontextprotocol/serverInfo"]["name"] == "ch12-stateless"' \
                 || fail "tools/call add(2, 3) (modern): expected serverInfo in the result _meta"
         fi
         echo "ok  tools/call add(2, 3) ($era): sum 5"
@@ -159,7 +159,7 @@ check_11() {
 case $chapter in
     03) check_03 ;;
     05) check_05 ;;
-    11) check_11 ;;
+    12) check_12 ;;
     *)
         echo "inspector.sh: no checks for chapter $chapter" >&2
         exit 2

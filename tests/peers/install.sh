@@ -5,7 +5,7 @@
 #   .peers/venv   a Python virtual environment with the official Python SDK (mcp)
 #   .peers/node   npm packages: a Node 22 binary (the Inspector needs Node >= 22.19),
 #                 the MCP Inspector, whose --cli mode is a scriptable client, and
-#                 the official conformance suite (chapter 12's HTTP server)
+#                 the official conformance suite (chapter 13's HTTP server)
 #
 # Idempotent: a part whose pinned version is already installed is skipped.
 # Quiet: prints nothing unless a step fails, and then shows that step's log.

@@ -6,8 +6,8 @@ It uses the SDK's high-level `Client` in its default mode, as an application
 would: the client starts the server as a subprocess and probes
 `server/discover`. A handshake-era server (chapters 3 and 5) answers "method
 not found", and the client falls back to `initialize` on the same process;
-chapter 11 answers the probe, and the client stays on 2026-07-28, with no
-handshake at all. Chapter 11 is then checked once more with `mode="legacy"`,
+chapter 12 answers the probe, and the client stays on 2026-07-28, with no
+handshake at all. Chapter 12 is then checked once more with `mode="legacy"`,
 the handshake, since it serves both eras. Then it runs the chapter's checks.
 
 Prints one line per check; on the first failure prints why and exits 1.
@@ -210,10 +210,10 @@ async def check_get_prompt_missing_argument(client):
     raise CheckFailed("get_prompt without the required key did not fail")
 
 
-# ---- Chapter 11: both eras, and drafts whose state travels as a handle -----
+# ---- Chapter 12: both eras, and drafts whose state travels as a handle -----
 
 
-async def check_list_tools_11(client):
+async def check_list_tools_12(client):
     result = await client.list_tools()
     names = [tool.name for tool in result.tools]
     want = ["add", "search_notes", "start_draft", "append_to_draft", "read_draft"]
@@ -253,8 +253,8 @@ CHECKS = {
         check_get_prompt,
         check_get_prompt_missing_argument,
     ],
-    "11": [
-        check_list_tools_11,
+    "12": [
+        check_list_tools_12,
         check_call_add,
         check_search_notes,
         check_list_resources_all_pages,
@@ -274,7 +274,7 @@ CHECKS = {
 MODES = {
     "03": [("auto", check_handshake)],
     "05": [("auto", check_handshake)],
-    "11": [("auto", check_modern), ("legacy", check_handshake)],
+    "12": [("auto", check_modern), ("legacy", check_handshake)],
 }
 
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Checks one chapter's reference server against two real MCP clients: the
-# official Python SDK and the MCP Inspector's CLI. Chapter 12 meets the
-# official conformance suite over HTTP instead (through ch12-conformance).
+# official Python SDK and the MCP Inspector's CLI. Chapter 13 meets the
+# official conformance suite over HTTP instead (through ch13-conformance).
 #
 # Usage: tests/peers/run.sh CHAPTER     e.g. tests/peers/run.sh 03
 #
@@ -40,13 +40,13 @@ bash "$here/install.sh"
 # Run both clients, even if the first one fails, and report both.
 failed=()
 
-if [[ $chapter == 12 ]]; then
-    # The suite calls fixtures of its own (test_simple_text, …): chapter 12's
-    # http.rs serves them from ch12-conformance, beside the teaching crate.
-    echo "== build ch12-conformance"
-    cargo build -q -p ch12-conformance
+if [[ $chapter == 13 ]]; then
+    # The suite calls fixtures of its own (test_simple_text, …): chapter 13's
+    # http.rs serves them from ch13-conformance, beside the teaching crate.
+    echo "== build ch13-conformance"
+    cargo build -q -p ch13-conformance
     echo "== official conformance suite (HTTP)"
-    bash "$here/conformance.sh" "${CARGO_TARGET_DIR:-$root/target}/debug/ch12-conformance" ||
+    bash "$here/conformance.sh" "${CARGO_TARGET_DIR:-$root/target}/debug/ch13-conformance" ||
         failed+=("conformance suite")
     if [[ ${#failed[@]} -gt 0 ]]; then
         echo "run.sh: chapter $chapter failed with: ${failed[*]}" >&2

@@ -32,9 +32,9 @@ pub const SEQUENCES: &[(&str, &str)] = &[
     ("ch08", "tour"),
     ("ch09", "tour"),
     ("ch10", "block_rm"),
-    ("ch11", "tour"),
-    ("ch11", "both_eras"),
     ("ch12", "tour"),
+    ("ch12", "both_eras"),
+    ("ch13", "tour"),
 ];
 
 /// The transcripts whose parties make the introduction's picture of a host,

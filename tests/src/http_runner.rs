@@ -1,4 +1,4 @@
-//! Transcripts of HTTP exchanges (`# runner: http`, chapter 12 on): the
+//! Transcripts of HTTP exchanges (`# runner: http`, chapter 13 on): the
 //! binary under test is a server listening on a loopback port, and every
 //! group of `->` lines is one HTTP request, every group of `<-` lines the
 //! whole response expected to it.
@@ -361,7 +361,7 @@ impl Listening {
 }
 
 /// The address in a server's first stderr line, `listening on
-/// http://ADDR/mcp` (chapter 12's words, and every HTTP server's here).
+/// http://ADDR/mcp` (chapter 13's words, and every HTTP server's here).
 pub fn listening_address(line: &str) -> Option<&str> {
     line.trim_end()
         .strip_prefix("listening on http://")

@@ -682,24 +682,24 @@ mod tests {
         let check = made_up(
             &[
                 (
-                    "ch11/complete",
+                    "ch12/complete",
                     &["meta_errors", "a", "b"],
                     failing(&["meta_errors"]),
                 ),
                 (
-                    "ch11/meta",
+                    "ch12/meta",
                     &["meta_errors", "c"],
                     failing(&["meta_errors"]),
                 ),
                 (
-                    "ch11/era",
+                    "ch12/era",
                     &["meta_errors", "d", "e", "f"],
                     failing(&["meta_errors"]),
                 ),
             ],
             &["meta_errors"],
         );
-        assert_eq!(ids(&check), ["ch11/meta", "ch11/complete", "ch11/era"]);
+        assert_eq!(ids(&check), ["ch12/meta", "ch12/complete", "ch12/era"]);
         assert!(next_step(&check).starts_with("next: several gaps"));
     }
 

@@ -130,7 +130,7 @@ pub enum Runner {
     Client,
     /// A host with a model (chapter 7 on): servers and model are played.
     Agent,
-    /// A server listening on HTTP (chapter 12 on, `http_runner`).
+    /// A server listening on HTTP (chapter 13 on, `http_runner`).
     Http,
 }
 

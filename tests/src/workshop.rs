@@ -69,9 +69,9 @@ pub const SECOND_DAY: &[Row] = &[
     Break("Break", 15),
     Page("10-hooks.md"),
     Break("Lunch", 60),
-    Page("11-stateless.md"),
+    Page("12-stateless.md"),
     Break("Break", 15),
-    Page("12-http.md"),
+    Page("13-http.md"),
 ];
 
 /// When the day starts, in minutes after midnight (09:00).

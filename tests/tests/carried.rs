@@ -50,7 +50,7 @@ fn rows() -> Result<Vec<Row>, String> {
 impl Row {
     /// Each (chapter, the chapter it grows from) from TO back to FROM. A
     /// chapter grows from the one before it unless its manifest says
-    /// otherwise (`grows-from`): chapter 11 grows from 05, not from 08.
+    /// otherwise (`grows-from`): chapter 12 grows from 05, not from 08.
     fn steps(&self) -> Result<Vec<(Chapter, Chapter)>, String> {
         let mut steps = Vec::new();
         let mut chapter = self.to.clone();

@@ -1,4 +1,4 @@
-//! Chapter 12 beyond what a transcript can say (tests/transcripts/ch12 holds
+//! Chapter 13 beyond what a transcript can say (tests/transcripts/ch13 holds
 //! the exchanges): a body too large to write out, the token from the
 //! environment, the signals that stop the server, and two instances that
 //! share one `--state` folder. The binary listens on a free loopback port;
@@ -19,7 +19,7 @@ use wire_tests::target;
 const LIMIT: Duration = Duration::from_secs(30);
 
 fn binary() -> PathBuf {
-    let chapter = Chapter::find("12").expect("chapter 12 exists");
+    let chapter = Chapter::find("13").expect("chapter 13 exists");
     target::build(&chapter.solution_package()).unwrap_or_else(|err| panic!("{err}"))
 }
 
@@ -147,7 +147,7 @@ fn call_headers(tool: &str) -> String {
     format!("MCP-Protocol-Version: 2026-07-28\nMcp-Method: tools/call\nMcp-Name: {tool}\n")
 }
 
-const SUM: &str = r#"{"jsonrpc":"2.0","id":7,"result":{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"ch12-http","version":"0.1.0"}},"content":[{"text":"{\"sum\":5}","type":"text"}],"isError":false,"resultType":"complete","structuredContent":{"sum":5}}}"#;
+const SUM: &str = r#"{"jsonrpc":"2.0","id":7,"result":{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"ch13-http","version":"0.1.0"}},"content":[{"text":"{\"sum\":5}","type":"text"}],"isError":false,"resultType":"complete","structuredContent":{"sum":5}}}"#;
 
 #[test]
 fn a_body_over_the_limit_is_refused_and_the_server_goes_on() {
@@ -184,7 +184,7 @@ fn a_body_over_the_limit_is_refused_and_the_server_goes_on() {
     );
 }
 
-/// The environment keeps the token out of `ps`; tests/transcripts/ch12/
+/// The environment keeps the token out of `ps`; tests/transcripts/ch13/
 /// token.wire shows `--token`.
 #[test]
 fn the_token_may_come_from_the_environment() {
@@ -208,7 +208,7 @@ fn sigterm_and_ctrl_c_end_it_cleanly() {
         let server = Server::start(&[]);
         let (code, log) = server.stop(signal);
         assert_eq!(code, Some(0), "{log}");
-        assert_eq!(log, format!("ch12-http: {word}, bye\n"));
+        assert_eq!(log, format!("ch13-http: {word}, bye\n"));
     }
 }
 
@@ -253,15 +253,15 @@ fn two_instances_on_one_state_folder_take_turns() {
 // ANCHOR_END: scale_out
 
 /// The conformance fixtures (tests/conformance) are the one server here with
-/// notifications to send before a reply, so they are what shows chapter 12's
+/// notifications to send before a reply, so they are what shows chapter 13's
 /// stream of server-sent events: tests/conformance/sse.wire, played against
-/// `ch12-conformance`, which compiles chapter 12's http.rs as it is.
+/// `ch13-conformance`, which compiles chapter 13's http.rs as it is.
 #[test]
 fn the_conformance_fixtures_stream_progress_as_server_sent_events() {
     let path = wire_tests::course::root().join("tests/conformance/sse.wire");
     let transcript = wire_tests::transcript::Transcript::load(&path)
         .unwrap_or_else(|err| panic!("{}: {err:?}", path.display()));
-    let binary = target::build("ch12-conformance").unwrap_or_else(|err| panic!("{err}"));
+    let binary = target::build("ch13-conformance").unwrap_or_else(|err| panic!("{err}"));
     let conformance = target::Target::binary(binary, " (tests/conformance)");
     wire_tests::runner::check(&transcript, &conformance).unwrap_or_else(|err| panic!("{err}"));
 }

@@ -1,4 +1,4 @@
-//! Chapter 12's server under attack (issue 19): one client must never cost
+//! Chapter 13's server under attack (issue 19): one client must never cost
 //! the others. Each test proves it by the order of events, never by a
 //! wall-clock assertion: another client's reply arrives while the first
 //! still waits, and a client that stalls is cut off by the server (the
@@ -20,7 +20,7 @@ use wire_tests::target;
 const LIMIT: Duration = Duration::from_secs(30);
 
 fn binary() -> PathBuf {
-    let chapter = Chapter::find("12").expect("chapter 12 exists");
+    let chapter = Chapter::find("13").expect("chapter 13 exists");
     target::build(&chapter.solution_package()).unwrap_or_else(|err| panic!("{err}"))
 }
 
@@ -524,7 +524,7 @@ fn a_fifo_named_like_a_draft_is_refused_and_nobody_waits() {
 #[test]
 fn a_state_folder_that_is_gone_is_the_servers_fault_500() {
     // -32603 is the server's own fault, so 2026-07-28 over HTTP answers it
-    // 500 (the course's choice; ch12/status): a gateway may retry
+    // 500 (the course's choice; ch13/status): a gateway may retry
     // elsewhere. Here the fault is real: the state folder vanished.
     let state = scratch("gone");
     let server = Server::start(&["--state", state.to_str().unwrap()]);
@@ -565,8 +565,8 @@ fn refusals_in_a_loop_are_logged_once_per_thousand() {
     assert_eq!(
         refusals,
         [
-            "ch12-http: 405 only POST is served here",
-            "ch12-http: 405 only POST is served here (1000 so far)",
+            "ch13-http: 405 only POST is served here",
+            "ch13-http: 405 only POST is served here (1000 so far)",
         ],
         "{lines:#?}"
     );

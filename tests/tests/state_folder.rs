@@ -2,7 +2,7 @@
 //! do not control, so bad entries in it must be refused by name, at once,
 //! and must never make the server write outside the folder, hand out
 //! another instance's draft, or wait without end. Each test drives chapter
-//! 11's binary over its stdio; none asserts a time, only what was answered
+//! 12's binary over its stdio; none asserts a time, only what was answered
 //! and in which order.
 #![cfg(unix)]
 
@@ -17,7 +17,7 @@ use wire_tests::course::{self, Chapter};
 use wire_tests::target;
 
 fn binary() -> PathBuf {
-    let chapter = Chapter::find("11").expect("chapter 11 exists");
+    let chapter = Chapter::find("12").expect("chapter 12 exists");
     target::build(&chapter.solution_package()).unwrap_or_else(|err| panic!("{err}"))
 }
 

@@ -1,7 +1,7 @@
-//! Chapter 11's state folder, shared by two instances: what one instance
-//! records, the other serves. The transcripts (tests/transcripts/ch11) show
+//! Chapter 12's state folder, shared by two instances: what one instance
+//! records, the other serves. The transcripts (tests/transcripts/ch12) show
 //! one instance with a private folder; these tests start two processes on
-//! one `--state` folder, as chapter 12's instances behind a load balancer
+//! one `--state` folder, as chapter 13's instances behind a load balancer
 //! will, and retry a call on the instance that did not make it.
 
 use std::path::{Path, PathBuf};
@@ -16,7 +16,7 @@ use wire_tests::target;
 const LIMIT: Duration = Duration::from_secs(60);
 
 fn binary() -> PathBuf {
-    let chapter = Chapter::find("11").expect("chapter 11 exists");
+    let chapter = Chapter::find("12").expect("chapter 12 exists");
     target::build(&chapter.solution_package()).unwrap_or_else(|err| panic!("{err}"))
 }
 

@@ -54,7 +54,7 @@ shows each `tools/call add` row's pipelined throughput as a ratio to it.
   --runs N     spawns for the cold-start measurement (default 200)
   --json PATH  also write the numbers as JSON to PATH
 
-`cargo xtask bench --http` measures chapter 12's HTTP server instead
+`cargo xtask bench --http` measures chapter 13's HTTP server instead
 (`cargo xtask bench --http --help`); `cargo xtask bench --clone` the
 learner's time, a fresh clone's `cargo test` cold and warm.
 ";

@@ -1,4 +1,4 @@
-//! `cargo xtask bench --http`: chapter 12's server under load on loopback.
+//! `cargo xtask bench --http`: chapter 13's server under load on loopback.
 //!
 //! Several clients, each on its own keep-alive connection, send a modern
 //! `tools/call` of `add` as fast as the replies come, for a bounded time.
@@ -40,7 +40,7 @@ mcp.run("streamable-http", host="127.0.0.1", port=int(sys.argv[1]),
         json_response=True, stateless_http=True)
 "#;
 
-/// Chapter 12's target: at least this share of bare hyper's requests/s.
+/// Chapter 13's target: at least this share of bare hyper's requests/s.
 const TARGET_VS_BARE: f64 = 0.9;
 
 const BODY: &str = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"wire-bench","version":"1.0.0"},"io.modelcontextprotocol/clientCapabilities":{}},"name":"add","arguments":{"a":2,"b":3}}}"#;
@@ -83,10 +83,10 @@ pub fn run(args: &[String]) -> Result<(), String> {
         }
     }
     let duration = Duration::from_secs(seconds);
-    let exe = target::build_release("ch12-http-solution")?;
+    let exe = target::build_release("ch13-http-solution")?;
     let bare = target::build_release("plain-http-server")?;
     // The baseline runs first and again last; the faster run counts, so a
-    // busy moment cannot flatter chapter 12.
+    // busy moment cannot flatter chapter 13.
     let first = measure_listener("bare hyper, constant reply", &bare, &[], duration, clients)?;
     let ours = measure_ours(&exe, duration, clients)?;
     let last = measure_listener("bare hyper, constant reply", &bare, &[], duration, clients)?;
@@ -111,13 +111,13 @@ fn measure_ours(exe: &Path, duration: Duration, clients: usize) -> Result<Row, S
     let state = std::env::temp_dir().join(format!("wire-bench-http-{}", std::process::id()));
     let state_arg = state.to_string_lossy().into_owned();
     let args = ["--listen", "127.0.0.1:0", "--state", state_arg.as_str()];
-    let row = measure_listener("ch12-http (hyper)", exe, &args, duration, clients);
+    let row = measure_listener("ch13-http (hyper)", exe, &args, duration, clients);
     let _ = std::fs::remove_dir_all(&state);
     row
 }
 
 /// Starts `exe`, reads where it listens from its first stderr line
-/// (`listening on http://ADDR/mcp`, chapter 12's words), loads it, stops it.
+/// (`listening on http://ADDR/mcp`, chapter 13's words), loads it, stops it.
 fn measure_listener(
     name: &str,
     exe: &Path,
@@ -278,8 +278,8 @@ fn table(rows: &[Row], seconds: u64, clients: usize) -> String {
     );
     for row in rows {
         let ratio = row.rate() / bare;
-        // Only chapter 12 has a target; `!` marks a miss, as in `bench`.
-        let miss = if row.name.starts_with("ch12") && ratio < TARGET_VS_BARE {
+        // Only chapter 13 has a target; `!` marks a miss, as in `bench`.
+        let miss = if row.name.starts_with("ch13") && ratio < TARGET_VS_BARE {
             "!"
         } else {
             ""
@@ -296,7 +296,7 @@ fn table(rows: &[Row], seconds: u64, clients: usize) -> String {
         );
     }
     out += &format!(
-        "\ntarget: chapter 12 at least {TARGET_VS_BARE}× bare hyper's requests/s in the same run \
+        "\ntarget: chapter 13 at least {TARGET_VS_BARE}× bare hyper's requests/s in the same run \
          (the faster of bare hyper's two runs counts; `!` marks a miss)\n"
     );
     out

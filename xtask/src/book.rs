@@ -45,7 +45,7 @@ pub fn check() -> Result<(), String> {
 }
 
 /// Pages still longer than the budget, each with its estimated height in
-/// px today (`book::page_length`): the re-cut of chapters 7-12 into small
+/// px today (`book::page_length`): the re-cut of chapters 7-13 into small
 /// lessons splits them. The list only shrinks: a listed page may not grow
 /// (by more than 5%, so that a longer link name in a view another chapter
 /// shows does not fail it), and one that fits must leave the list.
@@ -72,8 +72,8 @@ const LONG_PAGES: &[(&str, usize)] = &[
     ("08-skills.html", 33863),
     ("09-subagents.html", 60890),
     ("10-hooks.html", 57836),
-    ("11-stateless.html", 52391),
-    ("12-http.html", 31147),
+    ("12-stateless.html", 52391),
+    ("13-http.html", 31147),
     // Front and back matter: prose a little over, to cut or split later
     // (the workshop page grows by a line of its schedule per new page,
     // appendix A by a longer link in the chapter 2 view it shows).

@@ -58,7 +58,7 @@ usage: cargo xtask <command>     (NN: a chapter, written 3, 03 or ch03)
                                measure start-up, round trip, throughput and memory
   bench --clone                the learner's time: a fresh clone's `cargo test`, cold and
                                warm, and CI's test step
-  bench --http [--seconds N]   chapter 12 under load, beside bare hyper (and the Python SDK)
+  bench --http [--seconds N]   chapter 13 under load, beside bare hyper (and the Python SDK)
   mutants NN [--list]          mutate the code inside chapter NN's gaps (cargo-mutants) and
                                run its tests on each mutant: every rule must be pinned
   bundle DIR                   a copy of the course for a room without internet:
@@ -220,7 +220,7 @@ fn play(args: &[String]) -> Result<(), String> {
     let transcript =
         Transcript::load(&chapter.transcript_path("tour")).map_err(|err| err.to_string())?;
     if transcript.runner == Runner::Http {
-        // From chapter 12 on a server may listen on HTTP instead of stdin.
+        // From chapter 13 on a server may listen on HTTP instead of stdin.
         println!(
             "chapter {} — {} — {}",
             chapter.dir, transcript.name, target.label

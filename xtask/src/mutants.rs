@@ -44,8 +44,8 @@ fn extra_tests(number: u32) -> &'static [&'static str] {
         8 => &["skills"],
         9 => &["agents"],
         10 => &["hooks"],
-        11 => &["stateless", "state_folder"],
-        12 => &["http", "http_limits"],
+        12 => &["stateless", "state_folder"],
+        13 => &["http", "http_limits"],
         _ => &[],
     }
 }

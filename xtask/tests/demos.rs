@@ -39,9 +39,9 @@ const DEMOS: &[(&str, &[&str])] = &[
             "working folder: still there, notes.md intact",
         ],
     ),
-    ("11", &[SERVER_EXITED]),
+    ("12", &[SERVER_EXITED]),
     (
-        "12",
+        "13",
         &[
             "the server listens on http://127.0.0.1:",
             "← HTTP/1.1 200 OK",

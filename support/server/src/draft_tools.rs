@@ -1,4 +1,4 @@
-//! The draft tools' schemas and argument checks, for chapter 11's
+//! The draft tools' schemas and argument checks, for chapter 12's
 //! `drafts.rs`: the shapes its tools take and answer on the wire, and the
 //! refusal of arguments a tool does not take. Given with the chapter, not
 //! written in it: its lesson is the handle and the operation key.

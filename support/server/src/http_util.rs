@@ -1,4 +1,4 @@
-//! Chapter 12's HTTP plumbing, with the `http` feature: the responses its
+//! Chapter 13's HTTP plumbing, with the `http` feature: the responses its
 //! transport writes (JSON, refusals, 202), reading headers, and the signals
 //! that stop the server, and the limits that keep one client from costing
 //! the others (timeouts, a connection limit, work off the runtime's
@@ -67,7 +67,7 @@ pub fn is_json(headers: &HeaderMap) -> bool {
 pub const MCP_HEADERS: [&str; 3] = ["MCP-Protocol-Version", "Mcp-Method", "Mcp-Name"];
 
 /// Refuses a request that sends one of `MCP_HEADERS` twice with different
-/// values, as a header mismatch (`code`, chapter 12's -32020).
+/// values, as a header mismatch (`code`, chapter 13's -32020).
 pub fn one_value_each(headers: &HeaderMap, code: i64) -> Result<(), RpcError> {
     for name in MCP_HEADERS {
         one_value(headers, name)
@@ -78,7 +78,7 @@ pub fn one_value_each(headers: &HeaderMap, code: i64) -> Result<(), RpcError> {
 
 /// The text of header `name`, which may be sent more than once only with
 /// one value: two different values are an error that names both. The
-/// legacy era has no header mismatch error, so chapter 12 refuses it there
+/// legacy era has no header mismatch error, so chapter 13 refuses it there
 /// as an invalid request; in 2026-07-28 it is `one_value_each`'s -32020.
 pub fn one_value<'a>(headers: &'a HeaderMap, name: &str) -> Result<Option<&'a str>, String> {
     let mut values = headers.get_all(name).iter();

@@ -7,11 +7,11 @@
 //! files keep saying `crate::resources::Notes` as before.
 //!
 //! Some modules are this crate's own, code no chapter asks the learner to
-//! write: `stdio.rs` (chapter 5's loop, as a function chapters 11 and 12
-//! call), `state.rs` (the file safety of chapter 11's state folder: atomic
+//! write: `stdio.rs` (chapter 5's loop, as a function chapters 12 and 13
+//! call), `state.rs` (the file safety of chapter 12's state folder: atomic
 //! writes, locks) and `draft_tools.rs` (the draft tools' schemas and
-//! argument checks); with the `http` feature, which only chapter 12 turns
-//! on, `http_util.rs` (chapter 12's HTTP plumbing: responses, headers,
+//! argument checks); with the `http` feature, which only chapter 13 turns
+//! on, `http_util.rs` (chapter 13's HTTP plumbing: responses, headers,
 //! signals), so that chapters before it never build hyper.
 
 use std::fmt;
@@ -26,7 +26,7 @@ pub mod paging;
 pub mod prompts;
 pub mod resources;
 
-// Generated from chapter 11 (both eras; drafts).
+// Generated from chapter 12 (both eras; drafts).
 pub mod drafts;
 pub mod modern;
 pub mod server;

@@ -1,6 +1,6 @@
 //! The state folder: where drafts live between calls. Every instance started
 //! with the same `--state DIR` reads and writes the same files, so any of
-//! them can serve the next call; none keeps anything in memory. Chapter 11
+//! them can serve the next call; none keeps anything in memory. Chapter 12
 //! uses it as given: its lesson is the handle, not the file safety here.
 //!
 //! The folder is shared with processes we do not control (another instance,

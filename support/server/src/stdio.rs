@@ -1,6 +1,6 @@
 //! The stdio transport of chapters 2 to 5: newline-delimited frames on
 //! stdin, replies on stdout, flushed when no further frame is at hand. From
-//! chapter 11 on it is a function of its own, so that chapter 12 can offer it
+//! chapter 12 on it is a function of its own, so that chapter 13 can offer it
 //! beside HTTP; what to answer is the caller's (`answer`), which keeps the
 //! connection's handshake.
 

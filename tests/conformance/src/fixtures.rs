@@ -4,7 +4,7 @@
 //! calls tools, resources and prompts by fixed names (`test_simple_text`,
 //! `test://static-text`, `test_simple_prompt`, …) and checks what comes
 //! back. None of them is part of the notes server: this binary offers these
-//! instead, so the suite judges chapter 12's transport and chapter 11's
+//! instead, so the suite judges chapter 13's transport and chapter 12's
 //! protocol around them. Nothing here is meant for a real client.
 
 use serde_json::{Value, json};

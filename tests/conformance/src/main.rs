@@ -1,20 +1,20 @@
-//! ch12-conformance: chapter 12's Streamable HTTP transport, serving the
+//! ch13-conformance: chapter 13's Streamable HTTP transport, serving the
 //! official conformance suite's fixtures (fixtures.rs) instead of the notes,
 //! so that `tests/peers/conformance.sh`, or any script, can run the suite
 //! against the course's code. The learner never needs to read this crate.
 //!
-//! `http.rs` is chapter 12's own file, compiled here as it is: the suite
+//! `http.rs` is chapter 13's own file, compiled here as it is: the suite
 //! judges the very transport the chapter teaches, and the teaching crate
-//! carries no fixture code. Around the fixtures, chapter 11's server (from
+//! carries no fixture code. Around the fixtures, chapter 12's server (from
 //! `wire_server`) keeps the lifecycle: `initialize`, `ping`,
 //! `server/discover`, only with the fixtures' capabilities.
 
-#[path = "../../../solutions/12-http/src/http.rs"]
+#[path = "../../../solutions/13-http/src/http.rs"]
 mod http;
 
 mod fixtures;
 
-// The modules chapter 12's http.rs uses, by the names it uses them.
+// The modules chapter 13's http.rs uses, by the names it uses them.
 use wire_server::{http_util, jsonrpc, modern, server};
 
 use std::net::SocketAddr;
@@ -31,24 +31,24 @@ use wire_server::resources::Notes;
 use wire_server::state::State;
 
 /// Our name: in `serverInfo`, and at the start of every log line.
-const SERVER_NAME: &str = "ch12-conformance";
+const SERVER_NAME: &str = "ch13-conformance";
 
 const HELP: &str = "\
-ch12-conformance: chapter 12's HTTP transport serving the MCP conformance
+ch13-conformance: chapter 13's HTTP transport serving the MCP conformance
 suite's fixtures (test tools, resources and prompts) at http://ADDR/mcp.
 
-Usage: ch12-conformance [--listen ADDR] [--state DIR] [--help]
+Usage: ch13-conformance [--listen ADDR] [--state DIR] [--help]
 
   --listen ADDR  where to listen (default 127.0.0.1:3000; port 0 picks a
                  free port). The bound address is printed on stderr:
                  listening on http://ADDR/mcp
-  --state DIR    the state folder of chapter 11's server (unused by the
+  --state DIR    the state folder of chapter 12's server (unused by the
                  fixtures; accepted so scripts can pass it).
 
 Ctrl-C or SIGTERM stops it.
 ";
 
-/// The fixtures, with chapter 11's server for what they do not answer.
+/// The fixtures, with chapter 12's server for what they do not answer.
 struct Fixtures {
     server: Server,
 }
@@ -71,7 +71,7 @@ impl Handler for Fixtures {
             let answer = fixtures::serve(method, params, false);
             return (answer.notifications, answer.outcome);
         }
-        // As chapter 11's `handle_modern`, with the fixtures to serve.
+        // As chapter 12's `handle_modern`, with the fixtures to serve.
         if let Err(error) = modern::check_meta(params.as_ref()) {
             return (Vec::new(), Err(error));
         }

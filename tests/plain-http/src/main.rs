@@ -1,12 +1,12 @@
-//! The floor under chapter 12's HTTP numbers: hyper on tokio's
-//! multi-threaded runtime, as chapter 12 runs it, with none of MCP. Every
+//! The floor under chapter 13's HTTP numbers: hyper on tokio's
+//! multi-threaded runtime, as chapter 13 runs it, with none of MCP. Every
 //! request's body is read (a server must read it to keep the connection)
-//! and answered with the same bytes: the result chapter 12 gives the
-//! benchmark's `tools/call` of `add`. What chapter 12 costs beyond this is
+//! and answered with the same bytes: the result chapter 13 gives the
+//! benchmark's `tools/call` of `add`. What chapter 13 costs beyond this is
 //! its own work: parsing, checking headers and `_meta`, running the tool.
 //!
 //! `plain-http-server [ADDR]` listens on ADDR (default `127.0.0.1:0`) and
-//! says where on stderr, in chapter 12's words: `listening on http://…/mcp`.
+//! says where on stderr, in chapter 13's words: `listening on http://…/mcp`.
 
 use std::convert::Infallible;
 
@@ -18,8 +18,8 @@ use hyper::{Request, Response};
 use hyper_util::rt::TokioIo;
 use tokio::net::TcpListener;
 
-/// One constant reply: chapter 12's answer to the benchmark, byte for byte.
-const REPLY: &str = r#"{"jsonrpc":"2.0","id":1,"result":{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"ch12-http","version":"0.1.0"}},"content":[{"text":"{\"sum\":5}","type":"text"}],"isError":false,"resultType":"complete","structuredContent":{"sum":5}}}"#;
+/// One constant reply: chapter 13's answer to the benchmark, byte for byte.
+const REPLY: &str = r#"{"jsonrpc":"2.0","id":1,"result":{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"ch13-http","version":"0.1.0"}},"content":[{"text":"{\"sum\":5}","type":"text"}],"isError":false,"resultType":"complete","structuredContent":{"sum":5}}}"#;
 
 async fn reply(request: Request<Incoming>) -> Result<Response<Full<Bytes>>, Infallible> {
     // Read the whole body, as any real server must, then drop it.
