@@ -25,11 +25,11 @@ pub struct Tool {
 }
 
 /// `jq`: chapter 10's hooks (`block-rm.sh` reads its input with it) and the
-/// recording wrapper every fixture hook runs through.
+/// recording wrapper every fixture hook of chapters 10 and 11 runs through.
 pub const JQ: Tool = Tool {
     name: "jq",
-    why: "chapter 10's hooks and the wrapper that records them",
-    chapters: &[10],
+    why: "chapter 10's hooks and the wrapper that records the hooks of chapters 10 and 11",
+    chapters: &[10, 11],
     probe: &["--version"],
     install: [
         ("Debian/Ubuntu", "sudo apt-get install jq"),

@@ -1,5 +1,5 @@
-//! Chapter 10's command line, driven as a learner would run it. The
-//! transcripts (tests/transcripts/ch10) pin the hooks' frames; these tests
+//! Chapters 10 and 11's command line, driven as a learner would run it. The
+//! transcripts (tests/transcripts/ch10, ch11) pin the hooks' frames; these tests
 //! pin the contract around them: `--settings FILE` and `--workdir DIR`
 //! checked before anything starts, commands run in the working folder,
 //! bad settings refused, and the demo's hook failing closed without jq.
@@ -15,9 +15,18 @@ use wire_tests::{target, tools};
 /// A stuck binary fails its test instead of hanging the suite.
 const LIMIT: Duration = Duration::from_secs(60);
 
-/// The chapter's reference solution, run from the course root.
+/// Chapter 10's reference solution (the fence), run from the course root.
 fn ch10() -> Command {
-    let chapter = Chapter::find("10").expect("chapter 10 exists");
+    solution("10")
+}
+
+/// Chapter 11's (the hooks around the loop), for the events only it fires.
+fn ch11() -> Command {
+    solution("11")
+}
+
+fn solution(number: &str) -> Command {
+    let chapter = Chapter::find(number).expect("the chapter exists");
     let path = target::build(&chapter.solution_package()).unwrap_or_else(|err| panic!("{err}"));
     let mut command = Command::new(path);
     command.current_dir(course::root()).timeout(LIMIT);
@@ -105,13 +114,24 @@ fn settings_that_are_not_json_stop_the_run_with_the_reason() {
         .stderr(predicate::str::contains("settings.json: not JSON"));
 }
 
-/// Runs the harness with these settings (a JSON text) and one Bash call.
+/// Runs chapter 10's harness with these settings (a JSON text) and one
+/// Bash call.
 fn with_settings(name: &str, settings: &str) -> assert_cmd::assert::Assert {
+    with_settings_on(ch10(), name, settings)
+}
+
+/// The same, on chapter 11's harness: settings that name the events only
+/// it fires.
+fn with_settings_on(
+    mut harness: Command,
+    name: &str,
+    settings: &str,
+) -> assert_cmd::assert::Assert {
     let dir = scratch(name);
     let path = dir.join("settings.json");
     std::fs::write(&path, settings).unwrap();
     let script = one_bash_call(&dir, "echo ran");
-    ch10()
+    harness
         .arg("--settings")
         .arg(&path)
         .arg("--workdir")
@@ -172,7 +192,7 @@ fn handlers_the_harness_does_not_run_as_written_are_reported() {
         {"type":"command","command":"echo async >&2; exit 2","async":true},
         {"type":"command","command":"echo gated >&2; exit 2","if":"Bash(rm *)"}]}],
         "Stop":[{"hooks":[{"type":"command","command":"exit 2","if":"Bash(rm *)"}]}]}}"#;
-    with_settings("skipped-fields", settings)
+    with_settings_on(ch11(), "skipped-fields", settings)
         .success()
         .stderr(predicate::str::contains(
             r#"hooks.PreToolUse: skipped a handler with "async": background hooks do not run here"#,
@@ -195,7 +215,7 @@ fn hook_text_past_ten_thousand_characters_is_cut_with_a_note() {
     // 50,000 characters in every request.
     let settings = r#"{"hooks":{"UserPromptSubmit":[{"hooks":[
         {"type":"command","command":"head -c 50000 /dev/zero | tr '\\0' x"}]}]}}"#;
-    let output = with_settings("cap", settings)
+    let output = with_settings_on(ch11(), "cap", settings)
         .success()
         .get_output()
         .clone();
@@ -412,7 +432,7 @@ fn hooks_get_the_project_dir_and_can_read_the_transcript_file() {
         "jq -r .transcript_path | xargs cat > seen.jsonl; echo \"$CLAUDE_PROJECT_DIR\" > dir.txt"}]}]}}"#;
     std::fs::write(&settings, hook).unwrap();
     let script = one_bash_call(&dir, "echo hi");
-    ch10()
+    ch11()
         .arg("--settings")
         .arg(&settings)
         .arg("--workdir")
@@ -471,7 +491,7 @@ fn a_stop_hook_that_always_refuses_is_overruled_after_eight_refusals() {
     let script = dir.join("script.json");
     let text = serde_json::json!({ "prompt": "Finish.", "replies": replies });
     std::fs::write(&script, text.to_string()).unwrap();
-    let output = ch10()
+    let output = ch11()
         .arg("--settings")
         .arg(&settings)
         .arg("--script")

@@ -43,7 +43,7 @@ fn extra_tests(number: u32) -> &'static [&'static str] {
         7 => &["agent"],
         8 => &["skills"],
         9 => &["agents"],
-        10 => &["hooks"],
+        10 | 11 => &["hooks"],
         12 => &["stateless", "state_folder"],
         13 => &["http", "http_limits"],
         _ => &[],

@@ -39,6 +39,18 @@ const DEMOS: &[(&str, &[&str])] = &[
             "working folder: still there, notes.md intact",
         ],
     ),
+    // The hooks around the loop: the Stop hook's refusal sends the model
+    // back, the PostToolUse hook logged both calls, and the second Stop
+    // lets the run end.
+    (
+        "11",
+        &[
+            "hook SessionStart",
+            "hook Stop \"$CLAUDE_PROJECT_DIR\"/.claude/hooks/stop-check.sh: exit 2: Not yet",
+            "hook Stop \"$CLAUDE_PROJECT_DIR\"/.claude/hooks/stop-check.sh: exit 0",
+            "audit log: 2 Bash call(s) recorded by the PostToolUse hook",
+        ],
+    ),
     ("12", &[SERVER_EXITED]),
     (
         "13",

@@ -1,20 +1,16 @@
 //! The agent loop, and the few helpers it leans on: the tools as the model
 //! sees them and the request body. Chapter 9 runs the loop once per
 //! context: the main conversation, and each subagent's, all sharing one
-//! `Harness` (`harness.rs`). Chapter 10 fires the hooks at the loop's fixed
-//! points: the prompt and the final answer here, and every tool call goes
-//! through the fence (`fence.rs`).
-
-use std::io::Write;
-use std::path::Path;
+//! `Harness` (`harness.rs`). Chapter 10 sends every tool call through the
+//! fence (`fence.rs`).
 
 use serde_json::{Value, json};
 use tokio::sync::Semaphore;
 use wire_host::join::{Run, join_all};
 
 use crate::PROGRAM;
-use crate::events::Event;
-use crate::fence::{Done, reminder, run_tool, text_of};
+use crate::fence::{Done, run_tool};
+use crate::harness::text_of;
 pub use crate::harness::{Context, Harness, Log};
 use crate::host::Host;
 use crate::resource_tool;
@@ -26,9 +22,6 @@ use crate::tokens;
 const SYSTEM: &str = "You are a careful assistant. Use the tools for arithmetic.";
 /// The most tokens one reply may use; the API requires a limit.
 const MAX_TOKENS: u32 = 1024;
-/// How many times in a row Stop hooks may refuse the end before the
-/// harness ends anyway (Claude Code's number): a hook must not loop forever.
-const MAX_STOP_REFUSALS: u32 = 8;
 
 // ANCHOR: agent_loop
 pub async fn run(
@@ -37,83 +30,47 @@ pub async fn run(
     prompt: &str,
     log: &mut Log,
 ) -> Result<String, String> {
-    let mut first = json!({ "role": "user", "content": prompt });
-    if context.agent_type.is_none() {
-        first = submit_prompt(harness, prompt, log).await?;
-    }
     let mut messages = vec![];
+    let first = json!({ "role": "user", "content": prompt });
     remember(context, &mut messages, first);
-    let mut refusals = 0;
-    for turn in 1..=context.cap {
+    let cap = context.cap;
+    for turn in 1..=cap {
         let request = request_body(&context.model, &context.system, &context.tools, &messages);
         show_request(turn, &request, log);
         let reply = harness.model.send(&context.key, &request).await?;
         let calls = read_reply(&reply, log)?;
-        remember(
-            context,
-            &mut messages,
-            json!({ "role": "assistant", "content": reply["content"] }),
-        );
+        let answer = json!({ "role": "assistant", "content": reply["content"] });
+        remember(context, &mut messages, answer);
         if calls.is_empty() {
-            let answer = text_of(&reply["content"]);
-            // A Stop hook may refuse the end: its reason (or its context)
-            // goes back to the model as the next user message, and the
-            // loop goes on.
-            match stop_refused(harness, context, &answer, refusals > 0, log).await? {
-                Some(content) if refusals < MAX_STOP_REFUSALS => {
-                    refusals += 1;
-                    let message = json!({ "role": "user", "content": content });
-                    remember(context, &mut messages, message);
-                    continue;
-                }
-                Some(_) => log.say(format!(
-                    "  stop hooks refused {MAX_STOP_REFUSALS} times in a row: ending anyway"
-                )),
-                None => {}
-            }
-            return Ok(answer);
+            return Ok(text_of(&reply["content"]));
         }
-        refusals = 0;
-        let (results, stop) = run_calls(harness, context, &calls, log).await;
+        // Every call of the reply runs at the same time; the results come
+        // back in the order the model asked for them.
+        let slots = Semaphore::new(harness.max_concurrent);
+        let runs: Vec<Run<'_, Done>> = calls
+            .iter()
+            .map(|call| Box::pin(run_tool(harness, context, call, &slots)) as Run<'_, _>)
+            .collect();
+        let mut results = Vec::new();
+        let mut stop = None;
+        for (result, lines, stopped) in join_all(runs).await {
+            lines.into_iter().for_each(|line| log.say(line));
+            results.push(result);
+            stop = stop.or(stopped);
+        }
         remember(
             context,
             &mut messages,
             json!({ "role": "user", "content": results }),
         );
+        // A hook's `continue: false`: its stopReason ends the run.
         if let Some(reason) = stop {
             return Err(format!("a hook stopped the run: {reason}"));
         }
     }
-    Err(format!(
-        "turn cap: no final answer after {} turns",
-        context.cap
-    ))
+    Err(format!("turn cap: no final answer after {cap} turns"))
 }
 // ANCHOR_END: agent_loop
-
-/// Runs the calls of one reply, each through the fence, all at the same
-/// time; the results come back in the order the model asked for them,
-/// with the first hook's `stopReason`, if one stopped the run.
-async fn run_calls(
-    harness: &Harness,
-    context: &Context,
-    calls: &[Value],
-    log: &mut Log,
-) -> (Vec<Value>, Option<String>) {
-    let slots = Semaphore::new(harness.max_concurrent);
-    let runs: Vec<Run<'_, Done>> = calls
-        .iter()
-        .map(|call| Box::pin(run_tool(harness, context, call, &slots)) as Run<'_, Done>)
-        .collect();
-    let mut results = Vec::new();
-    let mut stop = None;
-    for (result, lines, stopped) in join_all(runs).await {
-        lines.into_iter().for_each(|line| log.say(line));
-        results.push(result);
-        stop = stop.or(stopped);
-    }
-    (results, stop)
-}
 
 // ANCHOR: tool_definitions
 /// The catalogue as the model sees it: the qualified name, the server's
@@ -181,101 +138,11 @@ pub fn request_body(model: &str, system: &str, tools: &[Value], messages: &[Valu
 }
 // ANCHOR_END: request_body
 
-// ANCHOR: submit_prompt
-/// Fires UserPromptSubmit, and returns the first user message: the prompt,
-/// then what hooks added as context. A block erases the prompt.
-async fn submit_prompt(harness: &Harness, prompt: &str, log: &mut Log) -> Result<Value, String> {
-    let event = Event::UserPromptSubmit { prompt };
-    let (outcome, said) = harness.hooks.fire(&event, None).await;
-    said.into_iter().for_each(|line| log.say(line));
-    if let Some(reason) = outcome.stop.or(outcome.block) {
-        return Err(format!(
-            "a UserPromptSubmit hook blocked the prompt: {reason}"
-        ));
-    }
-    let mut context = harness.session_context.clone();
-    context.extend(outcome.context);
-    if context.is_empty() {
-        return Ok(json!({ "role": "user", "content": prompt }));
-    }
-    let mut content = vec![json!({ "type": "text", "text": prompt })];
-    for text in context {
-        content.push(json!({ "type": "text", "text": reminder(&text) }));
-    }
-    Ok(json!({ "role": "user", "content": content }))
-}
-// ANCHOR_END: submit_prompt
-
-// ANCHOR: stop_refused
-/// Fires Stop (SubagentStop in a subagent, matched on its agent type) at a
-/// final answer. Returns the next user message's content when a hook
-/// refuses the end: a block's reason, and any `additionalContext` as a
-/// system reminder (non-error feedback that also keeps the run going).
-/// `stop_hook_active` tells the hooks the run goes on because of an
-/// earlier refusal.
-async fn stop_refused(
-    harness: &Harness,
-    context: &Context,
-    answer: &str,
-    active: bool,
-    log: &mut Log,
-) -> Result<Option<Value>, String> {
-    let event = match &context.agent_type {
-        Some(agent_type) => Event::SubagentStop {
-            active,
-            answer,
-            agent_type,
-            transcript: &context.transcript,
-        },
-        None => Event::Stop { active, answer },
-    };
-    let (outcome, said) = harness.hooks.fire(&event, context.inside()).await;
-    let event = event.name();
-    said.into_iter().for_each(|line| log.say(line));
-    if let Some(reason) = outcome.stop {
-        return Err(format!("a {event} hook stopped the run: {reason}"));
-    }
-    // The reason is the model's next message, and the API refuses an empty
-    // one: a hook that blocks without a reason still says that it did.
-    let block = outcome.block.map(|reason| match reason.is_empty() {
-        true => format!("A {event} hook refused the end without giving a reason."),
-        false => reason,
-    });
-    if outcome.context.is_empty() {
-        return Ok(block.map(Value::String));
-    }
-    let reminders = outcome.context.iter().map(|text| reminder(text));
-    let texts = block.into_iter().chain(reminders);
-    Ok(Some(
-        texts
-            .map(|text| json!({ "type": "text", "text": text }))
-            .collect(),
-    ))
-}
-// ANCHOR_END: stop_refused
-
 /// Adds a message to the conversation and to its transcript file (JSON
 /// lines), which hooks may read at `transcript_path`.
 fn remember(context: &Context, messages: &mut Vec<Value>, message: Value) {
-    record(&context.transcript, &message);
+    wire_host::session::record(PROGRAM, &context.transcript, &message);
     messages.push(message);
-}
-
-/// One line appended to a transcript file; a file that cannot be written
-/// is reported, never fatal.
-fn record(path: &Path, message: &Value) {
-    let line = json!({ "type": message["role"], "message": message });
-    let written = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)
-        .and_then(|mut file| writeln!(file, "{line}"));
-    if let Err(err) = written {
-        eprintln!(
-            "{PROGRAM}: cannot write the transcript {}: {err}",
-            path.display()
-        );
-    }
 }
 
 // ANCHOR: show

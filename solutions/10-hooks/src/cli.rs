@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 
 use clap::Parser;
-use wire_host::cli::{self, ServerArgs};
+use wire_host::cli::{self, HookArgs, HookOptions, ServerArgs};
 use wire_host::connection::Options;
 use wire_host::host::ServerConfig;
 use wire_host::model::{self, Model};
@@ -59,17 +59,8 @@ struct Args {
     /// Subagents of one reply that run at once
     #[arg(long, value_name = "N", default_value_t = 4)]
     max_concurrent: usize,
-    /// The hooks of a settings.json file (default: none; with no arguments,
-    /// this chapter's settings.json)
-    #[arg(long, value_name = "FILE")]
-    settings: Option<PathBuf>,
-    /// Where Bash and the hooks run (default: a fresh temporary folder,
-    /// removed at the end)
-    #[arg(long, value_name = "DIR")]
-    workdir: Option<PathBuf>,
-    /// The session_id hooks receive (default: made up)
-    #[arg(long, value_name = "ID")]
-    session_id: Option<String>,
+    #[command(flatten)]
+    hooks: HookArgs,
     /// What to ask (default: the script's prompt)
     prompt: Vec<String>,
 }
@@ -84,10 +75,7 @@ pub struct Cli {
     pub max_depth: u32,
     pub max_concurrent: usize,
     pub options: Options,
-    pub settings: Option<PathBuf>,
-    /// `None`: a fresh temporary folder.
-    pub workdir: Option<PathBuf>,
-    pub session_id: String,
+    pub hooks: HookOptions,
     /// No arguments at all: the demo, with its settings and its note.
     pub demo: bool,
 }
@@ -101,20 +89,26 @@ pub fn parse() -> Result<Cli, std::process::ExitCode> {
 }
 
 fn resolve(args: Args, demo: bool) -> Result<Cli, String> {
-    check_paths(&args)?;
+    let hooks = args
+        .hooks
+        .resolve(demo.then(|| PathBuf::from(DEFAULT_SETTINGS)))?;
     let skill_folders = cli::folders("--skills", args.skill_folders, DEFAULT_SKILLS)?;
     let agent_folders = cli::folders("--agents", args.agent_folders, DEFAULT_AGENTS)?;
     if args.max_concurrent == 0 {
         return Err("--max-concurrent 0: at least one subagent must be able to run".to_string());
     }
-    let session_id = match args.session_id {
-        Some(id) => session_id(id)?,
-        None => format!("session-{}", std::process::id()),
-    };
     let model_name = cli::model_name(args.model);
     // A real model only when one is named: a key in the environment alone
     // never sends anything anywhere.
-    let (mut model, script_prompt) = model_of(model_name, args.script)?;
+    let (mut model, script_prompt) = match (model_name, args.script) {
+        (Some(name), _) => (model::from_env(&name)?, String::new()),
+        (None, Some(path)) => {
+            let text = std::fs::read_to_string(&path)
+                .map_err(|err| format!("cannot read script {path}: {err}"))?;
+            cli::scripted(&path, &text)?
+        }
+        (None, None) => cli::scripted("scripts/injection.json", DEMO_SCRIPT)?,
+    };
     model.trace = args.servers.trace;
     let prompt = match args.prompt.is_empty() {
         true => script_prompt,
@@ -133,53 +127,7 @@ fn resolve(args: Args, demo: bool) -> Result<Cli, String> {
         max_turns: args.max_turns,
         max_depth: args.max_depth,
         max_concurrent: args.max_concurrent,
-        settings: args
-            .settings
-            .or(demo.then(|| PathBuf::from(DEFAULT_SETTINGS))),
-        workdir: args.workdir,
-        session_id,
+        hooks,
         demo,
     })
-}
-
-/// The model a run talks to, and the prompt its script holds: the named
-/// model, else the `--script`, else the demo's script.
-fn model_of(name: Option<String>, script: Option<String>) -> Result<(Model, String), String> {
-    match (name, script) {
-        (Some(name), _) => Ok((model::from_env(&name)?, String::new())),
-        (None, Some(path)) => {
-            let text = std::fs::read_to_string(&path)
-                .map_err(|err| format!("cannot read script {path}: {err}"))?;
-            cli::scripted(&path, &text)
-        }
-        (None, None) => cli::scripted("scripts/injection.json", DEMO_SCRIPT),
-    }
-}
-
-/// The settings file and the working folder the command line names exist,
-/// before anything starts (`cli::folders` checks the skill and agent
-/// folders, right after).
-fn check_paths(args: &Args) -> Result<(), String> {
-    if let Some(path) = args.settings.as_ref().filter(|path| !path.is_file()) {
-        return Err(format!("--settings {}: no such file", path.display()));
-    }
-    if let Some(folder) = args.workdir.as_ref().filter(|folder| !folder.is_dir()) {
-        return Err(format!("--workdir {}: no such folder", folder.display()));
-    }
-    Ok(())
-}
-
-/// A `--session-id`: it names a folder, so no path separators, nothing
-/// hidden.
-fn session_id(id: String) -> Result<String, String> {
-    let fits = !id.is_empty()
-        && id
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
-    match fits {
-        true => Ok(id),
-        false => Err(format!(
-            "--session-id {id:?}: letters, digits, - and _ only"
-        )),
-    }
 }

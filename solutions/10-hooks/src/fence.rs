@@ -1,84 +1,19 @@
 //! The fence: every tool call passes the PreToolUse hooks before it runs,
-//! whatever the model says; a call they refuse never runs; the PostToolUse
-//! hooks see each call that succeeded. The loop (`agent.rs`) runs every
-//! call through `run_tool`.
-
-use std::io::Write;
+//! whatever the model says; a call they refuse never runs. The loop
+//! (`agent.rs`) runs every call through `run_tool`.
 
 use serde_json::{Value, json};
 use tokio::sync::Semaphore;
 
 use crate::PROGRAM;
+
 use crate::bash;
 use crate::events::Event;
-use crate::harness::{AGENT, Context, Harness};
+use crate::harness::{AGENT, Context, Harness, text_of};
 use crate::hooks::{Outcome, Permission};
 use crate::resource_tool;
 use crate::skill_tools;
-use crate::tokens;
-
-// STRETCH(ch10/post_tool_failure): fire PostToolUseFailure after a call
-// that ran and failed (an Err, an MCP result marked isError; never a call
-// a hook blocked, which did not run), matched on the tool's name; its
-// context reaches the model beside the error. A Bash command that exits
-// non-zero is such a failure: an Err that reads `Exit code N`, then the
-// output. Its code is a module of its own, `failure`, called from
-// after_call and dispatch; hooks.rs's EVENTS must name the event.
-#[cfg(feature = "stretch")]
-mod failure {
-    //! Claude Code's PostToolUseFailure, fired after a call that ran and
-    //! failed.
-    use serde_json::{Value, json};
-
-    use super::text_of;
-    use crate::bash::Finished;
-    use crate::events::Event;
-    use crate::harness::{Context, Harness};
-    use crate::hooks::Outcome;
-
-    /// A Bash command that exits non-zero has failed, as Claude Code
-    /// counts it: `Exit code N`, then its output.
-    pub fn non_zero(finished: Finished) -> Result<Finished, String> {
-        match finished.code {
-            Some(code) if code != 0 => {
-                let text = format!("Exit code {code}\n{}", finished.text);
-                Err(text.trim_end().to_string())
-            }
-            _ => Ok(finished),
-        }
-    }
-
-    /// What `after_call` gives back: the outcome, and what the hooks decided.
-    type Fired = (Result<Value, String>, Outcome, Vec<String>);
-
-    /// After a failed call (an Err, or a result marked isError): fires
-    /// PostToolUseFailure, with `error` the text the model reads, and makes
-    /// an Err a result marked isError, so the hooks' context fits beside it.
-    /// A call that succeeded comes back as it went in.
-    pub async fn after(
-        harness: &Harness,
-        context: &Context,
-        call: &Value,
-        arguments: &Value,
-        outcome: Result<Value, String>,
-    ) -> Result<Fired, Result<Value, String>> {
-        let result = outcome.unwrap_or_else(
-            |text| json!({ "content": [{ "type": "text", "text": text }], "isError": true }),
-        );
-        if result["isError"] != true {
-            return Err(Ok(result));
-        }
-        let error = text_of(&result["content"]);
-        let event = Event::PostToolUseFailure {
-            call,
-            input: arguments,
-            error: &error,
-        };
-        let (after, said) = harness.hooks.fire(&event, context.inside()).await;
-        Ok((Ok(result), after, said))
-    }
-}
-// END(ch10/post_tool_failure)
+use wire_host::show::{self, ask_user};
 
 /// One tool call done: its `tool_result` block, its lines, and a hook's
 /// `stopReason` if one stopped the run.
@@ -108,11 +43,9 @@ pub async fn run_tool(
     // context.inside()). A `stop` (continue: false) beats any decision:
     // finish with the Err "a PreToolUse hook stopped the run" and the stop
     // reason; a call `permitted` refuses never runs: finish with its Err.
-    // Else dispatch it, with the hooks' updated_input if any, and hand
-    // the outcome to after_call (PostToolUse).
+    // Else dispatch it, with the hooks' updated_input if any.
     // starter: let outcome: Result<Value, String> = Err("TODO(ch10/fence): the call never ran".into());
-    // starter: let (after, said) = (Outcome::default(), Vec::new());
-    // starter: let _ = (Event::PreToolUse { call }, permitted, dispatch, after_call, slots);
+    // starter: let _ = (Event::PreToolUse { call }, permitted, dispatch, slots);
     // starter: let (before, arguments) = (Outcome::default(), call["input"].clone());
     let (before, said) = harness
         .hooks
@@ -140,12 +73,9 @@ pub async fn run_tool(
         .clone()
         .unwrap_or_else(|| call["input"].clone());
     let outcome = dispatch(harness, context, call, &arguments, slots, &mut lines).await;
-    let (outcome, after, said) = after_call(harness, context, call, &arguments, outcome).await;
     // END(ch10/fence)
-    lines.extend(said);
-    let extra = before.context.into_iter().chain(after.context);
-    let outcome = outcome.map(|result| with_context(result, extra));
-    finish(harness, call, &arguments, outcome, lines, after.stop)
+    let outcome = outcome.map(|result| with_context(result, before.context.into_iter()));
+    finish(harness, call, &arguments, outcome, lines, None)
 }
 // ANCHOR_END: run_tool
 
@@ -157,47 +87,6 @@ fn with_context(mut result: Value, extra: impl Iterator<Item = String>) -> Value
     }
     result
 }
-
-// ANCHOR: after_call
-/// The hooks after a call: PostToolUse when it succeeded. An MCP result
-/// marked isError is a failure, and fires no PostToolUse (Claude Code's
-/// PostToolUseFailure, which the chapter's stretch fires).
-async fn after_call(
-    harness: &Harness,
-    context: &Context,
-    call: &Value,
-    arguments: &Value,
-    outcome: Result<Value, String>,
-) -> (Result<Value, String>, Outcome, Vec<String>) {
-    // STRETCH(ch10/post_tool_failure): a failure fires its own event.
-    #[cfg(feature = "stretch")]
-    let outcome = match failure::after(harness, context, call, arguments, outcome).await {
-        Ok(fired) => return fired,
-        Err(outcome) => outcome,
-    };
-    // END(ch10/post_tool_failure)
-    let Some(result) = outcome
-        .as_ref()
-        .ok()
-        .filter(|result| result["isError"] != true)
-    else {
-        return (outcome, Outcome::default(), Vec::new());
-    };
-    // Bash answers with Claude Code's fields; any other tool with its
-    // whole result.
-    let response = match result.get("structuredContent") {
-        Some(fields) if call["name"] == bash::BASH => fields,
-        _ => result,
-    };
-    let event = Event::PostToolUse {
-        call,
-        input: arguments,
-        response,
-    };
-    let (after, said) = harness.hooks.fire(&event, context.inside()).await;
-    (outcome, after, said)
-}
-// ANCHOR_END: after_call
 
 // ANCHOR: permitted
 /// What the PreToolUse hooks allow: exit 2 or `deny` blocks with the
@@ -217,7 +106,7 @@ fn permitted(before: &Outcome, call: &str, lines: &mut Vec<String>) -> Result<()
         Some((Permission::Deny, reason)) => {
             Err(format!("a PreToolUse hook denied this call: {reason}"))
         }
-        Some((Permission::Ask, reason)) => match ask_user(call, reason) {
+        Some((Permission::Ask, reason)) => match ask_user(PROGRAM, call, reason) {
             Ok(()) => {
                 lines.push("  the user allowed the call".into());
                 Ok(())
@@ -231,30 +120,6 @@ fn permitted(before: &Outcome, call: &str, lines: &mut Vec<String>) -> Result<()
     // END(ch10/permitted)
 }
 
-/// Asks on the terminal, and says why not when the answer is no. The
-/// question goes to the terminal itself (/dev/tty), never to stdout, which
-/// may be a pipe read by a program; with no terminal, nobody can say yes.
-fn ask_user(call: &str, reason: &str) -> Result<(), &'static str> {
-    use std::io::IsTerminal;
-    if !std::io::stdin().is_terminal() {
-        return Err("there was no terminal to ask on");
-    }
-    let question =
-        format!("{PROGRAM}: a hook asks: {reason}\n  {call}\nRun this tool call? [y/N] ");
-    match std::fs::OpenOptions::new().write(true).open("/dev/tty") {
-        Ok(mut terminal) => {
-            let _ = terminal.write_all(question.as_bytes());
-        }
-        Err(_) => eprint!("{question}"),
-    }
-    let mut answer = String::new();
-    let read = std::io::stdin().read_line(&mut answer);
-    if read.is_ok() && answer.trim().eq_ignore_ascii_case("y") {
-        Ok(())
-    } else {
-        Err("the user said no")
-    }
-}
 // ANCHOR_END: permitted
 
 /// Runs the tool itself: Agent, the skill tools and ReadMcpResourceTool in
@@ -278,11 +143,6 @@ async fn dispatch(
         outcome.map(text)
     } else if name == bash::BASH {
         let finished = bash::run(arguments, &harness.workdir).await;
-        // STRETCH(ch10/post_tool_failure): a command that exits non-zero
-        // has failed, as Claude Code counts it (failure::non_zero).
-        #[cfg(feature = "stretch")]
-        let finished = finished.and_then(failure::non_zero);
-        // END(ch10/post_tool_failure)
         finished.map(|finished| finished.result())
     } else if skill_tools::handles(skills, name) {
         skill_tools::run(skills, name, arguments).map(text)
@@ -307,18 +167,11 @@ fn finish(
         Ok(result) => (text_of(&result["content"]), result["isError"] == true),
         Err(err) => (err, true),
     };
-    // A skill's or a resource's text is long: its cost in tokens says more
-    // than its lines.
+    // A skill's or a resource's text is long: show::tool_call shows its
+    // cost in tokens.
     let long = skill_tools::handles(&harness.skills, name) || name == resource_tool::READ;
-    let shown = if long && !is_error {
-        format!("{} tokens (cl100k_base)", tokens::count(&text))
-    } else {
-        text.clone()
-    };
-    lines.push(format!(
-        "  {} {name} {arguments} -> {shown}",
-        if is_error { "error" } else { "tool" }
-    ));
+    let line = show::tool_call(name, arguments, &text, is_error, long);
+    lines.push(line);
     let mut block = json!({ "type": "tool_result", "tool_use_id": call["id"], "content": text });
     if is_error {
         block["is_error"] = json!(true);
@@ -329,15 +182,4 @@ fn finish(
 /// What a hook adds for the model, marked as the harness's, not the user's.
 pub fn reminder(text: &str) -> String {
     format!("<system-reminder>{text}</system-reminder>")
-}
-
-/// The text blocks of a content list, joined by newlines.
-pub fn text_of(content: &Value) -> String {
-    let texts: Vec<&str> = content
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|block| block["text"].as_str())
-        .collect();
-    texts.join("\n")
 }

@@ -53,8 +53,6 @@ pub struct Harness {
     pub hooks: Hooks,
     /// Where `Bash` commands run.
     pub workdir: PathBuf,
-    /// What SessionStart hooks added, for the first user message.
-    pub session_context: Vec<String>,
     /// Runs an `Agent` call: a subagent.
     pub delegate: Delegate,
 }
@@ -87,4 +85,15 @@ impl Context {
         let agent_type = self.agent_type.as_deref()?;
         Some((&self.key, agent_type))
     }
+}
+
+/// The text blocks of a content list, joined by newlines.
+pub fn text_of(content: &Value) -> String {
+    let texts: Vec<&str> = content
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|block| block["text"].as_str())
+        .collect();
+    texts.join("\n")
 }

@@ -12,38 +12,25 @@
 
 use std::path::{Path, PathBuf};
 
-use serde_json::{Map, Value};
-use wire_host::events::{capped, common_fields};
+use serde_json::Value;
+use wire_host::events::{Answer, capped, common_fields};
 use wire_host::join::{Run, join_all};
-use wire_host::settings::{self, Handler, Ran};
+use wire_host::settings::{self, Ran};
 
 use crate::PROGRAM;
 use crate::events::Event;
+use crate::matcher::Matcher;
 
 /// A command hook's timeout unless it sets one (seconds), Claude Code's.
 const DEFAULT_TIMEOUT_S: u64 = 600;
-/// A UserPromptSubmit hook's (seconds).
-const PROMPT_TIMEOUT_S: u64 = 30;
 
-/// The events this harness fires: the ones a settings file may name here
-/// (Claude Code has more; the others are reported and skipped).
-pub const EVENTS: &[&str] = &[
-    "SessionStart",
-    "UserPromptSubmit",
-    "PreToolUse",
-    "PostToolUse",
-    // STRETCH(ch10/post_tool_failure): the settings may name
-    // PostToolUseFailure (its variant of `Event`, with `error` and
-    // `is_interrupt` instead of `tool_response`, is in wire-host).
-    #[cfg(feature = "stretch")]
-    "PostToolUseFailure",
-    // END(ch10/post_tool_failure)
-    "Stop",
-    "SubagentStop",
-];
+/// The events this harness fires: the ones a settings file may name here.
+/// Chapter 10 fires only PreToolUse, the fence; chapter 11 adds the others
+/// (Claude Code has more; any other is reported and skipped).
+pub const EVENTS: &[&str] = &["PreToolUse"];
 
 /// The hooks of a settings file, each group's matcher read by
-/// `Matcher::parse` (wire-host's `settings` reads the file).
+/// `Matcher::parse` (`matcher.rs`) (wire-host's `settings` reads the file).
 pub type Settings = settings::Settings<Matcher>;
 
 /// Reads the hooks of a settings file, and says on stderr what it skipped.
@@ -54,56 +41,6 @@ pub fn load(path: &Path) -> Result<Settings, String> {
     }
     Ok(settings)
 }
-
-// ANCHOR: matches
-/// A group's matcher, read once, when the settings are loaded.
-#[derive(Debug)]
-pub enum Matcher {
-    /// Empty, `*`, or no matcher at all.
-    All,
-    /// Exact names: `Bash`, `Bash|Read`, `Read, Write`.
-    Names(Vec<String>),
-    /// A regular expression, found anywhere in the name. Claude Code's are
-    /// JavaScript's; the `regex` crate has no lookaround and no
-    /// backreferences, so a matcher that uses them is refused here.
-    Pattern(regex::Regex),
-}
-
-impl Matcher {
-    /// Claude Code's rules: empty or `*` matches everything; only letters,
-    /// digits, `_`, `-`, spaces, `|` and `,` is an exact name or a list of
-    /// names; anything else is a regular expression, unanchored (so
-    /// `mcp__notes__.*` matches every tool of the server `notes`).
-    pub fn parse(text: &str) -> Result<Matcher, regex::Error> {
-        // GAP(ch10/matches): empty or `*` is All; a matcher of only
-        // letters, digits, `_`, `-`, spaces, `|` and `,` is Names (split
-        // on `|` and `,`, each name trimmed); anything else is a Pattern,
-        // a regex::Regex as written: is_match finds it anywhere in the name.
-        // starter: let _ = (text, Matcher::Names(vec![]), regex::Regex::new(text));
-        // starter: Ok(Matcher::All)
-        if text.is_empty() || text == "*" {
-            return Ok(Matcher::All);
-        }
-        let plain = text
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "_- |,".contains(c));
-        if plain {
-            let names = text.split(['|', ',']).map(|name| name.trim().to_string());
-            return Ok(Matcher::Names(names.collect()));
-        }
-        regex::Regex::new(text).map(Matcher::Pattern)
-        // END(ch10/matches)
-    }
-
-    pub fn matches(&self, name: &str) -> bool {
-        match self {
-            Matcher::All => true,
-            Matcher::Names(names) => names.iter().any(|listed| listed == name),
-            Matcher::Pattern(pattern) => pattern.is_match(name),
-        }
-    }
-}
-// ANCHOR_END: matches
 
 /// What a `PreToolUse` hook decided about the call.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -150,17 +87,9 @@ impl Outcome {
     // ANCHOR_END: decide
 
     /// A block (exit 2, `decision: "block"`, a failure under `onFailure:
-    /// "block"`), folded in as the event allows: before the action it
-    /// blocks; after it (the tool ran, it cannot be unrun) the reason goes
-    /// to the model, once; SessionStart cannot be blocked.
-    pub fn refuse(&mut self, event: &Event<'_>, reason: String) {
-        if event.after_the_fact() {
-            if !self.context.contains(&reason) {
-                self.context.push(reason);
-            }
-        } else if !matches!(event, Event::SessionStart { .. }) {
-            self.block = Some(reason);
-        }
+    /// "block"`): the call does not run, and the reason is the model's.
+    pub fn refuse(&mut self, reason: String) {
+        self.block = Some(reason);
     }
 
     /// Claude Code's cap on each string a hook adds (10,000 characters).
@@ -192,7 +121,7 @@ impl Hooks {
     /// without matchers have none), all at the same time; `inside` is the
     /// subagent's id and type when one fires it. Two groups that name the
     /// same command run it once (Claude Code dedupes identical handlers;
-    /// see `matching`). Returns what they decided, and one line per hook
+    /// see `Settings::handlers` in wire-host). Returns what they decided, and one line per hook
     /// for the user.
     pub async fn fire(
         &self,
@@ -200,83 +129,47 @@ impl Hooks {
         inside: Option<(&str, &str)>,
     ) -> (Outcome, Vec<String>) {
         let name = event.name();
-        let handlers = self.matching(event);
+        let target = event.target();
+        let matches = |matcher: &Matcher| target.is_none_or(|target| matcher.matches(target));
+        let handlers = self.settings.handlers(name, matches);
         let common = common_fields(&self.session_id, &self.transcript_path, &self.workdir);
         let stdin = event.input(common, inside).to_string().into_bytes();
-        // UserPromptSubmit hooks hold up the user, so their default is shorter.
-        let default = match event {
-            Event::UserPromptSubmit { .. } => PROMPT_TIMEOUT_S,
-            _ => DEFAULT_TIMEOUT_S,
-        };
         let runs: Vec<Run<'_, Ran>> = handlers
             .iter()
             .map(|handler| {
-                Box::pin(handler.run(&self.workdir, stdin.clone(), default)) as Run<'_, Ran>
+                Box::pin(handler.run(&self.workdir, stdin.clone(), DEFAULT_TIMEOUT_S))
+                    as Run<'_, Ran>
             })
             .collect();
         let results = join_all(runs).await;
         let mut outcome = Outcome::default();
         let mut lines = Vec::new();
         for (handler, result) in handlers.iter().zip(results) {
-            let line = capped(apply(event, result, handler.fail_closed, &mut outcome));
+            let line = capped(apply(result, handler.fail_closed, &mut outcome));
             lines.push(format!("  hook {name} {}: {line}", handler.label()));
         }
         outcome.cap();
         (outcome, lines)
     }
     // ANCHOR_END: fire
-
-    /// The handlers of every group whose matcher matches the event's
-    /// target, in the settings' order. Two groups that name the same
-    /// command (and `args`) run it once, whatever their timeouts; if either
-    /// copy says `onFailure: "block"`, the one run does (a copy must not
-    /// open what another closes).
-    fn matching(&self, event: &Event<'_>) -> Vec<Handler> {
-        let mut handlers: Vec<Handler> = Vec::new();
-        let groups = self
-            .settings
-            .events
-            .iter()
-            .filter(|(n, _)| n == event.name());
-        for group in groups.flat_map(|(_, groups)| groups) {
-            if event
-                .target()
-                .is_none_or(|target| group.matcher.matches(target))
-            {
-                for handler in &group.handlers {
-                    let same = |seen: &&mut Handler| {
-                        seen.command == handler.command && seen.args == handler.args
-                    };
-                    match handlers.iter_mut().find(same) {
-                        Some(seen) => seen.fail_closed |= handler.fail_closed,
-                        None => handlers.push(handler.clone()),
-                    }
-                }
-            }
-        }
-        handlers
-    }
 }
 
 /// Folds one hook's run into the event's outcome, and says in one line
 /// what it did. A hook that cannot start, outlives its timeout, dies of a
 /// signal or exits with a code that means nothing decides nothing, unless
 /// its handler says `onFailure: "block"`: then its failure blocks.
-fn apply(event: &Event<'_>, ran: Ran, fail_closed: bool, outcome: &mut Outcome) -> String {
+fn apply(ran: Ran, fail_closed: bool, outcome: &mut Outcome) -> String {
     let failed = match ran {
-        Ran::CannotStart(err) => format!("cannot start: {err}; no decision"),
-        Ran::TimedOut(seconds) => {
-            format!("timed out after {seconds} s and was killed; no decision")
-        }
-        Ran::Exited { code: None, .. } => "killed by a signal; no decision".into(),
         Ran::Exited {
             code: Some(code),
             stdout,
             stderr,
-        } => match exited(event, code, &stdout, &stderr, outcome) {
+        } => match exited(code, &stdout, &stderr, outcome) {
             Ok(line) => return line,
             Err(line) => line,
         },
+        // It could not start, outlived its timeout or died of a signal.
+        other => other.failure().unwrap_or_default(),
     };
     if !fail_closed {
         return failed;
@@ -284,67 +177,42 @@ fn apply(event: &Event<'_>, ran: Ran, fail_closed: bool, outcome: &mut Outcome) 
     // A fence that fails closed in Claude Code must not fail open here.
     let failed = failed.trim_end_matches("; no decision");
     let reason = format!("the hook failed, and its onFailure is \"block\" ({failed})");
-    outcome.refuse(event, reason);
+    outcome.refuse(reason);
     format!("failed ({failed}); its onFailure is \"block\": blocked")
 }
 
 // ANCHOR: exited
 /// What a hook's exit status means. Its stdout is JSON when it starts with
-/// `{` and parses, and Claude Code reads it on every exit code. Exit 2
-/// blocks, with the JSON's blocking reason if it gives one, else stderr.
-/// Exit 0 without JSON: plain text (context for the prompt and session
-/// events). `Err` is a failure: any other code without JSON, which decides
-/// nothing (unless `onFailure` says block: `apply`'s part).
-fn exited(
-    event: &Event<'_>,
-    code: i32,
-    stdout: &str,
-    stderr: &str,
-    outcome: &mut Outcome,
-) -> Result<String, String> {
-    let json = stdout
-        .trim_start()
-        .starts_with('{')
-        .then(|| serde_json::from_str::<Value>(stdout));
-    let plain_is_context = matches!(
-        event,
-        Event::UserPromptSubmit { .. } | Event::SessionStart { .. }
-    );
+/// `{` and parses (`Answer::read`, in wire-host), and Claude Code reads it
+/// on every exit code. Exit 2 blocks, with the JSON's blocking reason if it
+/// gives one, else stderr. Exit 0 without JSON decides nothing. `Err` is a
+/// failure: any other code without JSON, which decides nothing (unless
+/// `onFailure` says block: `apply`'s part).
+fn exited(code: i32, stdout: &str, stderr: &str, outcome: &mut Outcome) -> Result<String, String> {
+    let json = Answer::read(stdout);
     // GAP(ch10/exit-codes): exit 2 refuses (outcome.refuse) with the JSON's
-    // own reason (json_reason) or else stderr trimmed, and reads any JSON
-    // object too; on any other code a JSON object is read_json's; plain
-    // stdout of exit 0 is context where plain_is_context; any other code
-    // is an Err. Each arm gives the hook's line, as the transcripts show it.
-    // starter: let _ = (json, plain_is_context, outcome, read_json, json_reason, stderr, first_line);
+    // own reason (Answer::block_reason) or else stderr trimmed, and reads
+    // a JSON answer too; on any other code a JSON answer is read_json's;
+    // exit 0 decides nothing (say when its stdout is not a JSON object);
+    // any other code is an Err. Each arm gives the hook's line, as the
+    // transcripts show it.
+    // starter: let _ = (json, outcome, read_json, stderr, first_line);
     // starter: Ok(format!("exit {code}; TODO(ch10/exit-codes): no decision"))
     match (code, json) {
         (2, json) => {
-            let output = json
-                .as_ref()
-                .and_then(|json| json.as_ref().ok()?.as_object());
-            let reason = output
-                .and_then(json_reason)
-                .unwrap_or_else(|| stderr.trim().to_string());
+            let answer = json.and_then(Result::ok);
+            let reason = answer.as_ref().and_then(Answer::block_reason);
+            let reason = reason.unwrap_or_else(|| stderr.trim().to_string());
             let mut line = format!("exit 2: {reason}");
-            if let Some(output) = output {
-                line = format!("{line}; {}", read_json(event, output, outcome));
+            if let Some(answer) = answer {
+                line = format!("{line}; {}", read_json(&answer, outcome));
             }
-            outcome.refuse(event, reason);
+            outcome.refuse(reason);
             Ok(line)
         }
-        (_, Some(Ok(Value::Object(output)))) => Ok(read_json(event, &output, outcome)),
-        // Plain text, a `{` that does not parse included: context here only.
-        (0, _) if plain_is_context => {
-            let text = stdout.trim();
-            if text.is_empty() {
-                return Ok("exit 0".into());
-            }
-            outcome.context.push(text.to_string());
-            Ok(format!("exit 0, context: {text}"))
-        }
-        (0, Some(_)) => Ok(format!(
-            "exit 0, stdout is not a JSON object; ignored: {}",
-            first_line(stdout)
+        (_, Some(Ok(answer))) => Ok(read_json(&answer, outcome)),
+        (0, Some(Err(first))) => Ok(format!(
+            "exit 0, stdout is not a JSON object; ignored: {first}"
         )),
         (0, None) => Ok("exit 0".into()),
         // The shell's own codes for a command it could not run.
@@ -356,20 +224,6 @@ fn exited(
 }
 // ANCHOR_END: exited
 
-/// The reason a JSON answer gives for a block it makes itself, if it makes
-/// one: `decision: "block"` (PreToolUse's old spelling included) or a
-/// PreToolUse `deny`.
-fn json_reason(output: &Map<String, Value>) -> Option<String> {
-    let specific = output.get("hookSpecificOutput").unwrap_or(&Value::Null);
-    let reason = match specific["permissionDecision"].as_str() {
-        Some("deny") => specific["permissionDecisionReason"].as_str(),
-        _ if output.get("decision").and_then(Value::as_str) == Some("block") => None,
-        _ => return None,
-    };
-    let reason = reason.or(output.get("reason").and_then(Value::as_str));
-    reason.filter(|text| !text.is_empty()).map(str::to_string)
-}
-
 fn first_line(text: &str) -> &str {
     text.trim().lines().next().unwrap_or_default()
 }
@@ -377,33 +231,31 @@ fn first_line(text: &str) -> &str {
 // ANCHOR: read_json
 /// The JSON answer: `continue`/`stopReason`, `systemMessage`,
 /// `decision`/`reason`, and `hookSpecificOutput`.
-fn read_json(event: &Event<'_>, output: &Map<String, Value>, outcome: &mut Outcome) -> String {
+fn read_json(answer: &Answer, outcome: &mut Outcome) -> String {
     let mut said = vec!["json".to_string()];
-    let text = |key: &str| output.get(key).and_then(Value::as_str).unwrap_or_default();
-    if output.get("continue") == Some(&Value::Bool(false)) {
-        outcome.stop = Some(text("stopReason").to_string());
-        said.push(format!("stop: {}", text("stopReason")));
+    if answer.keep_going == Some(false) {
+        let reason = answer.stop_reason.clone().unwrap_or_default();
+        said.push(format!("stop: {reason}"));
+        outcome.stop = Some(reason);
     }
-    if !text("systemMessage").is_empty() {
-        said.push(format!("message: {}", text("systemMessage")));
+    if let Some(message) = answer.system_message.as_ref().filter(|m| !m.is_empty()) {
+        said.push(format!("message: {message}"));
     }
-    let specific = output
-        .get("hookSpecificOutput")
-        .cloned()
-        .unwrap_or_default();
+    let specific = answer.specific();
     // PreToolUse's old top-level decision: approve and block.
-    let before = matches!(event, Event::PreToolUse { .. });
-    let permission = match (specific["permissionDecision"].as_str(), text("decision")) {
-        (Some("allow"), _) | (None, "approve") if before => Some(Permission::Allow),
+    let decision = answer.decision.as_deref().unwrap_or_default();
+    let permission = match (specific.permission_decision.as_deref(), decision) {
+        (Some("allow"), _) | (None, "approve") => Some(Permission::Allow),
         (Some("ask"), _) => Some(Permission::Ask),
-        (Some("deny"), _) | (None, "block") if before => Some(Permission::Deny),
+        (Some("deny"), _) | (None, "block") => Some(Permission::Deny),
         _ => None,
     };
     if let Some(permission) = permission {
-        let reason = specific["permissionDecisionReason"]
-            .as_str()
-            .unwrap_or(text("reason"))
-            .to_string();
+        let reason = specific.permission_decision_reason.as_ref();
+        let reason = reason
+            .or(answer.reason.as_ref())
+            .cloned()
+            .unwrap_or_default();
         let word = format!("{permission:?}").to_lowercase();
         said.push(if reason.is_empty() {
             word
@@ -411,21 +263,15 @@ fn read_json(event: &Event<'_>, output: &Map<String, Value>, outcome: &mut Outco
             format!("{word}: {reason}")
         });
         outcome.decide(permission, reason);
-    } else if text("decision") == "block" {
-        let reason = text("reason").to_string();
-        said.push(match reason.is_empty() {
-            true => "block, with no reason".to_string(),
-            false => format!("block: {reason}"),
-        });
-        outcome.refuse(event, reason);
     }
-    if let Some(input) = specific.get("updatedInput").filter(|v| v.is_object()) {
+    if let Some(input) = &specific.updated_input {
+        let input = Value::Object(input.clone());
         said.push(format!("updated input: {input}"));
-        outcome.updated_input = Some(input.clone());
+        outcome.updated_input = Some(input);
     }
-    if let Some(context) = specific["additionalContext"].as_str() {
+    if let Some(context) = &specific.additional_context {
         said.push(format!("context: {context}"));
-        outcome.context.push(context.to_string());
+        outcome.context.push(context.clone());
     }
     said.join(", ")
 }

@@ -149,6 +149,21 @@ pub fn check(entries: &[(PathBuf, Entry)]) -> ExitCode {
 }
 // ANCHOR_END: check_agents
 
+/// The usable skills and agents of these folders, each one left out
+/// reported on stderr: what a harness from chapter 10 on starts with
+/// (checking them is chapter 8's `--check-skills` and chapter 9's
+/// `--check-agents`; later chapters do not carry those on).
+pub fn load_usable(
+    program: &str,
+    skill_folders: &[PathBuf],
+    agent_folders: &[PathBuf],
+) -> (Vec<crate::skills::Skill>, Vec<Agent>) {
+    let skills = crate::entries::usable(program, &crate::skills::load(skill_folders));
+    let names: Vec<&str> = skills.iter().map(|skill| skill.name.as_str()).collect();
+    let agents = usable(program, &load(agent_folders, &names));
+    (skills, agents)
+}
+
 /// The agents the model may delegate to; every file left out is reported
 /// on stderr, after the program's name (Claude Code skips most of them
 /// silently).

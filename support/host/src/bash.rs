@@ -50,6 +50,19 @@ pub struct Finished {
 }
 
 impl Finished {
+    /// A command that exits non-zero has failed, as Claude Code counts it
+    /// for PostToolUseFailure (chapter 11's stretch): an Err that reads
+    /// `Exit code N`, then its output.
+    pub fn failed_unless_zero(self) -> Result<Finished, String> {
+        match self.code {
+            Some(code) if code != 0 => {
+                let text = format!("Exit code {code}\n{}", self.text);
+                Err(text.trim_end().to_string())
+            }
+            _ => Ok(self),
+        }
+    }
+
     /// The tool's result: the text for the model (output, then the exit
     /// status), and, as `structuredContent`, the fields Claude Code gives
     /// PostToolUse hooks as `tool_response`. A non-zero exit is reported,

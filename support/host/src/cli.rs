@@ -64,6 +64,69 @@ impl ServerArgs {
     }
 }
 
+/// `--settings`, `--workdir`, `--session-id`: the hook chapters' options
+/// (10 on), checked before anything starts.
+#[derive(clap::Args)]
+pub struct HookArgs {
+    /// The hooks of a settings.json file (default: none; with no arguments,
+    /// this chapter's settings.json)
+    #[arg(long, value_name = "FILE")]
+    pub settings: Option<PathBuf>,
+    /// Where Bash and the hooks run (default: a fresh temporary folder,
+    /// removed at the end)
+    #[arg(long, value_name = "DIR")]
+    pub workdir: Option<PathBuf>,
+    /// The session_id hooks receive (default: made up)
+    #[arg(long, value_name = "ID")]
+    pub session_id: Option<String>,
+}
+
+/// [`HookArgs`], checked: the settings file and the working folder exist,
+/// the session's id can name a folder.
+pub struct HookOptions {
+    pub settings: Option<PathBuf>,
+    /// `None`: a fresh temporary folder.
+    pub workdir: Option<PathBuf>,
+    pub session_id: String,
+}
+
+impl HookArgs {
+    /// Checks the options; `demo_settings` is the file a run with no
+    /// arguments uses.
+    pub fn resolve(self, demo_settings: Option<PathBuf>) -> Result<HookOptions, String> {
+        if let Some(path) = self.settings.as_ref().filter(|path| !path.is_file()) {
+            return Err(format!("--settings {}: no such file", path.display()));
+        }
+        if let Some(folder) = self.workdir.as_ref().filter(|folder| !folder.is_dir()) {
+            return Err(format!("--workdir {}: no such folder", folder.display()));
+        }
+        let session_id = match self.session_id {
+            Some(id) => session_id(id)?,
+            None => format!("session-{}", std::process::id()),
+        };
+        Ok(HookOptions {
+            settings: self.settings.or(demo_settings),
+            workdir: self.workdir,
+            session_id,
+        })
+    }
+}
+
+/// A `--session-id`: it names a folder, so no path separators, nothing
+/// hidden.
+fn session_id(id: String) -> Result<String, String> {
+    let fits = !id.is_empty()
+        && id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+    match fits {
+        true => Ok(id),
+        false => Err(format!(
+            "--session-id {id:?}: letters, digits, - and _ only"
+        )),
+    }
+}
+
 /// `--model NAME`, or else a non-empty `WIRE_MODEL`.
 pub fn model_name(named: Option<String>) -> Option<String> {
     named.or(std::env::var("WIRE_MODEL").ok().filter(|m| !m.is_empty()))

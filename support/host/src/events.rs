@@ -8,6 +8,7 @@
 
 use std::path::Path;
 
+use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 /// The most characters of one string a hook's answer may add (context, a
@@ -166,4 +167,95 @@ fn tool_fields(call: &Value, input: &Value) -> Value {
 
 fn stop_fields(active: bool, answer: &str) -> Value {
     json!({ "stop_hook_active": active, "last_assistant_message": answer })
+}
+
+/// A hook's JSON answer on stdout, the fields a harness reads (Claude
+/// Code's hooks reference, "JSON output"). Each field is `None` when it is
+/// absent or not of its type: one mistaken field never voids the others.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Answer {
+    /// `continue: false` stops the whole run.
+    #[serde(rename = "continue", deserialize_with = "lenient")]
+    pub keep_going: Option<bool>,
+    #[serde(deserialize_with = "lenient")]
+    pub stop_reason: Option<String>,
+    #[serde(deserialize_with = "lenient")]
+    pub system_message: Option<String>,
+    /// The old top-level decision: `approve` or `block` (PreToolUse), or
+    /// `block` (the events after an action, and Stop).
+    #[serde(deserialize_with = "lenient")]
+    pub decision: Option<String>,
+    #[serde(deserialize_with = "lenient")]
+    pub reason: Option<String>,
+    #[serde(deserialize_with = "lenient")]
+    pub hook_specific_output: Option<Specific>,
+}
+
+/// `hookSpecificOutput`: what only some events read.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Specific {
+    /// PreToolUse: `allow`, `ask` or `deny`.
+    #[serde(deserialize_with = "lenient")]
+    pub permission_decision: Option<String>,
+    #[serde(deserialize_with = "lenient")]
+    pub permission_decision_reason: Option<String>,
+    /// PreToolUse: the tool's whole new input (an object, else ignored).
+    #[serde(deserialize_with = "lenient")]
+    pub updated_input: Option<Map<String, Value>>,
+    #[serde(deserialize_with = "lenient")]
+    pub additional_context: Option<String>,
+}
+
+impl Answer {
+    /// A hook's stdout read as its JSON answer: `None` when it does not
+    /// start with `{` (plain text), `Some(Err(first line))` when it does
+    /// but is not a JSON object.
+    pub fn read(stdout: &str) -> Option<Result<Answer, String>> {
+        if !stdout.trim_start().starts_with('{') {
+            return None;
+        }
+        let first_line = stdout.trim().lines().next().unwrap_or_default();
+        Some(match serde_json::from_str::<Value>(stdout) {
+            Ok(object @ Value::Object(_)) => Ok(serde_json::from_value(object).unwrap_or_default()),
+            _ => Err(first_line.to_string()),
+        })
+    }
+
+    /// `hookSpecificOutput`, or an empty one.
+    pub fn specific(&self) -> &Specific {
+        static NONE: Specific = Specific {
+            permission_decision: None,
+            permission_decision_reason: None,
+            updated_input: None,
+            additional_context: None,
+        };
+        self.hook_specific_output.as_ref().unwrap_or(&NONE)
+    }
+
+    /// The reason the answer gives for a block it makes itself, if it
+    /// makes one: `decision: "block"` (PreToolUse's old spelling included)
+    /// or a PreToolUse `deny`; an empty reason is none.
+    pub fn block_reason(&self) -> Option<String> {
+        let specific = self.specific();
+        let reason = match specific.permission_decision.as_deref() {
+            Some("deny") => specific.permission_decision_reason.as_deref(),
+            _ if self.decision.as_deref() == Some("block") => None,
+            _ => return None,
+        };
+        let reason = reason.or(self.reason.as_deref());
+        reason.filter(|text| !text.is_empty()).map(str::to_string)
+    }
+}
+
+/// A field of the wrong type reads as absent: the course's choice, so that
+/// one mistaken field never voids the rest of an answer.
+fn lenient<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: serde::de::DeserializeOwned,
+{
+    let value = Value::deserialize(deserializer)?;
+    Ok(serde_json::from_value(value).ok())
 }

@@ -35,6 +35,8 @@ pub mod frontmatter;
 pub mod host;
 /// Chapter 9: the parallel join of subagents.
 pub mod join;
+/// Chapter 10: a hook group's matcher.
+pub mod matcher;
 /// Chapter 7: the model, scripted or over HTTP.
 pub mod model;
 /// Protective code of chapter 10's Bash tool and hooks, no chapter's lesson:
@@ -43,6 +45,9 @@ pub mod process;
 /// MCP resources as a tool the model can call, from chapter 9 on (not
 /// generated: a harness tool the chapter offers but does not teach).
 pub mod resource_tool;
+/// A hook chapter's session: its working folder and its own folder,
+/// removed at the end (not generated: plumbing, no chapter's lesson).
+pub mod session;
 /// Claude Code's settings.json: the hooks section (not generated: format
 /// plumbing; chapter 10 hands it its matcher parser).
 pub mod settings;

@@ -288,6 +288,50 @@ fn with_copies(text: &str, copies: &[(String, PathBuf)]) -> String {
     })
 }
 
+impl<M> Settings<M> {
+    /// The handlers of every group under `event` whose matcher `matches`
+    /// says yes to, in the settings' order. Two groups that name the same
+    /// command (and `args`) run it once, whatever their timeouts (Claude
+    /// Code dedupes identical handlers); if either copy says `onFailure:
+    /// "block"`, the one run does (a copy must not open what another
+    /// closes).
+    pub fn handlers(&self, event: &str, matches: impl Fn(&M) -> bool) -> Vec<Handler> {
+        let mut handlers: Vec<Handler> = Vec::new();
+        let groups = self.events.iter().filter(|(name, _)| name == event);
+        for group in groups.flat_map(|(_, groups)| groups) {
+            if !matches(&group.matcher) {
+                continue;
+            }
+            for handler in &group.handlers {
+                let same = |seen: &&mut Handler| {
+                    seen.command == handler.command && seen.args == handler.args
+                };
+                match handlers.iter_mut().find(same) {
+                    Some(seen) => seen.fail_closed |= handler.fail_closed,
+                    None => handlers.push(handler.clone()),
+                }
+            }
+        }
+        handlers
+    }
+}
+
+impl Ran {
+    /// The line for a run that gave no answer to read: it could not start,
+    /// outlived its timeout, or died of a signal. `None` when it exited
+    /// with a code, whose meaning is the chapter's to read.
+    pub fn failure(&self) -> Option<String> {
+        match self {
+            Ran::CannotStart(err) => Some(format!("cannot start: {err}; no decision")),
+            Ran::TimedOut(seconds) => Some(format!(
+                "timed out after {seconds} s and was killed; no decision"
+            )),
+            Ran::Exited { code: None, .. } => Some("killed by a signal; no decision".into()),
+            Ran::Exited { code: Some(_), .. } => None,
+        }
+    }
+}
+
 // ANCHOR: snapshot
 impl<M> Settings<M> {
     /// Copies each hook script that lives in the project folder into

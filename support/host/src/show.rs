@@ -92,3 +92,30 @@ pub fn tool_names(tools: &[serde_json::Value]) -> String {
         names.join(" ")
     }
 }
+
+/// Asks the user whether a tool call a hook questioned may run (a
+/// PreToolUse `ask`, chapter 10 on), and says why not when the answer is
+/// no. The question goes to the terminal itself (/dev/tty), never to
+/// stdout, which may be a pipe read by a program; with no terminal, nobody
+/// can say yes.
+pub fn ask_user(program: &str, call: &str, reason: &str) -> Result<(), &'static str> {
+    use std::io::{IsTerminal, Write};
+    if !std::io::stdin().is_terminal() {
+        return Err("there was no terminal to ask on");
+    }
+    let question =
+        format!("{program}: a hook asks: {reason}\n  {call}\nRun this tool call? [y/N] ");
+    match std::fs::OpenOptions::new().write(true).open("/dev/tty") {
+        Ok(mut terminal) => {
+            let _ = terminal.write_all(question.as_bytes());
+        }
+        Err(_) => eprint!("{question}"),
+    }
+    let mut answer = String::new();
+    let read = std::io::stdin().read_line(&mut answer);
+    if read.is_ok() && answer.trim().eq_ignore_ascii_case("y") {
+        Ok(())
+    } else {
+        Err("the user said no")
+    }
+}

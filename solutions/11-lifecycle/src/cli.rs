@@ -1,0 +1,133 @@
+//! The command line as a struct (clap's derive): each field is an option,
+//! its doc comment its line in `--help`. The servers' options are every
+//! harness chapter's (`wire_host::cli`); chapter 7 added the model's,
+//! chapter 8 the skills', chapter 9 the agents' and their limits, this
+//! chapter the hooks' settings and where the tools run.
+
+use std::path::PathBuf;
+
+use clap::Parser;
+use wire_host::cli::{self, HookArgs, HookOptions, ServerArgs};
+use wire_host::connection::Options;
+use wire_host::host::ServerConfig;
+use wire_host::model::{self, Model};
+
+use crate::PROGRAM;
+
+/// The demo script, built into the binary so the demo needs no files.
+const DEMO_SCRIPT: &str = include_str!("../scripts/lifecycle.json");
+/// The chapter's own hooks, used when the program runs with no arguments.
+const DEFAULT_SETTINGS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/settings.json");
+/// The chapter's own skills, used when no `--skills` is given.
+const DEFAULT_SKILLS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/skills");
+/// The chapter's own agents, used when no `--agents` is given.
+const DEFAULT_AGENTS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/agents");
+
+const ABOUT: &str = "ch11-lifecycle: an agent loop over MCP servers, with skills, subagents, a\n\
+    Bash tool, and hooks around the loop in Claude Code's settings.json format.\n\n\
+    With no arguments it runs a scripted demo: a SessionStart hook gives the\n\
+    project's rule, a PostToolUse hook logs every Bash call, and a Stop hook\n\
+    refuses the model's first final answer until it has run the tests; no\n\
+    network. No server starts unless named.";
+
+#[derive(Parser)]
+#[command(name = PROGRAM, bin_name = PROGRAM, about = ABOUT, after_help = cli::MODEL_ENVIRONMENT)]
+struct Args {
+    #[command(flatten)]
+    servers: ServerArgs,
+    /// A scripted model: replies from a JSON file (default: scripts/lifecycle.json)
+    #[arg(long, value_name = "PATH")]
+    script: Option<String>,
+    /// A real model over HTTP instead (also WIRE_MODEL)
+    #[arg(long, value_name = "NAME")]
+    model: Option<String>,
+    /// Give up after N model turns
+    #[arg(long, value_name = "N", default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
+    max_turns: u32,
+    /// Load the skills in DIR's subfolders (repeatable; default: this
+    /// chapter's skills/ folder)
+    #[arg(long = "skills", value_name = "DIR")]
+    skill_folders: Vec<PathBuf>,
+    /// Load the agent files (*.md) under DIR (repeatable; default: this
+    /// chapter's agents/ folder)
+    #[arg(long = "agents", value_name = "DIR")]
+    agent_folders: Vec<PathBuf>,
+    /// Levels of subagents below the main conversation (1: subagents get no
+    /// Agent tool; 0: none)
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    max_depth: u32,
+    /// Subagents of one reply that run at once
+    #[arg(long, value_name = "N", default_value_t = 4)]
+    max_concurrent: usize,
+    #[command(flatten)]
+    hooks: HookArgs,
+    /// What to ask (default: the script's prompt)
+    prompt: Vec<String>,
+}
+
+pub struct Cli {
+    pub servers: Vec<ServerConfig>,
+    pub skill_folders: Vec<PathBuf>,
+    pub agent_folders: Vec<PathBuf>,
+    pub model: Model,
+    pub prompt: String,
+    pub max_turns: u32,
+    pub max_depth: u32,
+    pub max_concurrent: usize,
+    pub options: Options,
+    pub hooks: HookOptions,
+    /// No arguments at all: the demo, with its settings and its note.
+    pub demo: bool,
+}
+
+/// The command line, or the exit status to end with: 0 after `--help`, 2
+/// after a usage error (one line on stderr).
+pub fn parse() -> Result<Cli, std::process::ExitCode> {
+    let demo = std::env::args_os().len() == 1;
+    let args = Args::try_parse().map_err(|err| cli::usage(PROGRAM, err))?;
+    resolve(args, demo).map_err(|err| cli::refuse(PROGRAM, &err))
+}
+
+fn resolve(args: Args, demo: bool) -> Result<Cli, String> {
+    let hooks = args
+        .hooks
+        .resolve(demo.then(|| PathBuf::from(DEFAULT_SETTINGS)))?;
+    let skill_folders = cli::folders("--skills", args.skill_folders, DEFAULT_SKILLS)?;
+    let agent_folders = cli::folders("--agents", args.agent_folders, DEFAULT_AGENTS)?;
+    if args.max_concurrent == 0 {
+        return Err("--max-concurrent 0: at least one subagent must be able to run".to_string());
+    }
+    let model_name = cli::model_name(args.model);
+    // A real model only when one is named: a key in the environment alone
+    // never sends anything anywhere.
+    let (mut model, script_prompt) = match (model_name, args.script) {
+        (Some(name), _) => (model::from_env(&name)?, String::new()),
+        (None, Some(path)) => {
+            let text = std::fs::read_to_string(&path)
+                .map_err(|err| format!("cannot read script {path}: {err}"))?;
+            cli::scripted(&path, &text)?
+        }
+        (None, None) => cli::scripted("scripts/lifecycle.json", DEMO_SCRIPT)?,
+    };
+    model.trace = args.servers.trace;
+    let prompt = match args.prompt.is_empty() {
+        true => script_prompt,
+        false => args.prompt.join(" "),
+    };
+    if prompt.is_empty() {
+        return Err("give a prompt: ch11-lifecycle --model NAME What is 2 + 3?".to_string());
+    }
+    Ok(Cli {
+        servers: args.servers.configs(None)?,
+        options: args.servers.options(),
+        skill_folders,
+        agent_folders,
+        model,
+        prompt,
+        max_turns: args.max_turns,
+        max_depth: args.max_depth,
+        max_concurrent: args.max_concurrent,
+        hooks,
+        demo,
+    })
+}
