@@ -77,7 +77,12 @@ pub fn check(transcript: &Transcript, target: &Target) -> Result<(), String> {
             return Err(fail(Some(&run), problem));
         }
     }
-    server.stop();
+    let run = server.stop();
+    if let Some(text) = runner::missing_stderr(transcript, &run.stderr) {
+        let problem =
+            format!("every response matched, but the server's log does not contain {text:?}");
+        return Err(fail(Some(&run), problem));
+    }
     Ok(())
 }
 
@@ -309,9 +314,23 @@ struct Listening {
     log: mpsc::Receiver<String>,
 }
 
+/// The fresh `--state` folder of a `# state: removed` transcript: in the
+/// temporary folder, named by the process and the scenario.
+fn state_folder(transcript: &Transcript) -> std::path::PathBuf {
+    let name = format!("wire-state-gone-{}-{}", std::process::id(), transcript.name);
+    std::env::temp_dir().join(name)
+}
+
 impl Listening {
     fn start(transcript: &Transcript, target: &Target) -> Result<Listening, String> {
-        let mut child = Command::new(&target.path)
+        let mut command = Command::new(&target.path);
+        if transcript.state_removed {
+            let folder = state_folder(transcript);
+            std::fs::create_dir_all(&folder)
+                .map_err(|err| format!("cannot make {}: {err}", folder.display()))?;
+            command.arg("--state").arg(folder);
+        }
+        let mut child = command
             .args(["--listen", "127.0.0.1:0"])
             .args(&transcript.args)
             .envs(transcript.env.iter().cloned())
@@ -339,6 +358,10 @@ impl Listening {
                 "the server's first stderr line should be `listening on http://ADDR/mcp`, not {first:?}"
             ));
         };
+        if transcript.state_removed {
+            // The server has checked its folder; now it is gone.
+            let _ = std::fs::remove_dir_all(state_folder(transcript));
+        }
         Ok(Listening {
             address: address.to_string(),
             child,

@@ -8,6 +8,7 @@
 //! # args: --help                            command-line arguments for the binary
 //! # exit: 0                                 the exit status expected at the end (default 0)
 //! # pipelined: yes                          send all client frames at once (default: lockstep)
+//! # state: removed                          (HTTP) --state a folder removed once the server listens
 //! -> {"jsonrpc":"2.0","id":1,"method":"ping"}    client to server: the text, then "\n"
 //! <- {"jsonrpc":"2.0","id":1,"result":{}}        server to client
 //! ->! 0xff 0xfe "{}\n"                           exact bytes: JSON strings, 0xHH bytes,
@@ -217,6 +218,11 @@ pub struct Transcript {
     pub together: Vec<String>,
     /// `# recorded:` lines: the channels that record a chapter's server.
     pub recorded: Vec<Recorded>,
+    /// `# state: removed` (HTTP runner): the server gets `--state` a fresh
+    /// folder that the runner removes once the server listens, so that its
+    /// next write fails on the server's side: the one way a transcript can
+    /// make a server's own fault happen.
+    pub state_removed: bool,
     pub frames: Vec<Frame>,
 }
 
@@ -272,6 +278,7 @@ impl Transcript {
             tool: None,
             together: Vec::new(),
             recorded: Vec::new(),
+            state_removed: false,
             frames: Vec::new(),
         };
         let mut section: Option<String> = None;
@@ -336,6 +343,12 @@ impl Transcript {
             }
             "stderr" => self.stderr.push(value.to_string()),
             "tool" => self.tool = Some(value.to_string()),
+            "state" => {
+                self.state_removed = match value {
+                    "removed" => true,
+                    _ => return Err(format!("write `# state: removed`, not {value:?}")),
+                }
+            }
             "together" => self.together = value.split_whitespace().map(str::to_string).collect(),
             "recorded" => {
                 let mut words = value.split_whitespace();
