@@ -41,9 +41,10 @@ pub async fn run(
         first = submit_prompt(harness, prompt, log).await?;
     }
     remember(context, &mut messages, first);
-    // Refusals in a row, for the cap; `continued` once any refusal sent the
-    // run on (stop_hook_active, for every later Stop).
-    let (mut refusals, mut continued) = (0, false);
+    // Stop hooks' refusals so far. An end they allow ends the run, so these
+    // are always in a row (Claude Code's cap counts blocks in a row); after
+    // the first, every Stop is told stop_hook_active.
+    let mut refusals = 0;
     let cap = context.cap;
     for turn in 1..=cap {
         let request = request_body(&context.model, &context.system, &context.tools, &messages);
@@ -57,9 +58,9 @@ pub async fn run(
             // A Stop hook may refuse the end: its reason (or its context)
             // goes back to the model as the next user message, and the
             // loop goes on.
-            match stop_refused(harness, context, &answer, continued, log).await? {
+            match stop_refused(harness, context, &answer, refusals > 0, log).await? {
                 Some(content) if refusals < MAX_STOP_REFUSALS => {
-                    (refusals, continued) = (refusals + 1, true);
+                    refusals += 1;
                     remember(
                         context,
                         &mut messages,
@@ -74,7 +75,6 @@ pub async fn run(
             }
             return Ok(answer);
         }
-        refusals = 0;
         let (results, stop) = run_calls(harness, context, &calls, log).await;
         remember(
             context,
