@@ -18,8 +18,8 @@ use std::process::ExitCode;
 
 use serde_json::{Value, json};
 
-use crate::frontmatter;
 use crate::yaml::Yaml;
+use crate::{files, frontmatter};
 
 /// The longest name Claude Code loads.
 const MAX_NAME: usize = 256;
@@ -193,14 +193,10 @@ pub fn read_agent(path: &Path, skill_names: &[&str]) -> Result<Agent, String> {
 }
 // ANCHOR_END: read_agent
 
-/// The file's text. Opening a named pipe would wait for a writer: look
-/// before opening.
+/// The file's text: a regular file (opening a named pipe would wait for a
+/// writer), at most `files::MAX_TEXT` bytes, UTF-8.
 fn read_text(path: &Path) -> Result<String, String> {
-    if !path.is_file() {
-        return Err("not a regular file".into());
-    }
-    let bytes = std::fs::read(path).map_err(|err| format!("cannot read it: {err}"))?;
-    String::from_utf8(bytes).map_err(|_| "not UTF-8 text".to_string())
+    files::read_text(path, files::MAX_TEXT).map_err(|unread| unread.to_string())
 }
 
 /// `name`: required. Claude Code skips a name that starts with `-`, holds
