@@ -50,7 +50,7 @@ pub fn definitions(skills: &[Skill]) -> Vec<Value> {
                 "properties": {
                     "skill": skill,
                     "path": { "type": "string", "description": "e.g. references/guide.md" },
-                    "offset": { "type": "integer", "description": "The line to start at: 1 or more" },
+                    "offset": { "type": "integer", "description": "The first line, from 1" },
                 },
                 "required": ["skill", "path"],
             },
