@@ -94,7 +94,7 @@ fn files_in_subfolders_load_and_other_files_are_not_agents() {
     std::fs::create_dir_all(dir.join("team")).unwrap();
     std::fs::write(
         dir.join("team/reviewer.md"),
-        "---\nname: reviewer\ndescription: Reviews.\ntools:\n  - Read\n  - Grep\n---\nBody.\n",
+        "---\nname: reviewer\ndescription: Reviews.\ntools:\n  - Skill\n  - mcp__add__add\n---\nBody.\n",
     )
     .unwrap();
     std::fs::write(dir.join("README.txt"), "not an agent").unwrap();
@@ -209,4 +209,105 @@ fn chapter_7_and_8_scripts_still_load() {
             .success()
             .stdout(predicate::str::contains(answer));
     }
+}
+
+/// Issue 19: an agent file whose `tools` named nothing that exists was
+/// "ok". Each unknown name is now a warning under its `ok` line, naming the
+/// file and the name, and so is a list that leaves the agent no tool at
+/// all; the agent still loads (exit 0), as Claude Code would load it.
+#[test]
+fn check_agents_warns_of_tools_that_do_not_exist() {
+    let dir = scratch("unknown-tools");
+    std::fs::write(
+        dir.join("porter.md"),
+        "---\nname: porter\ndescription: Ported from Claude Code.\n\
+         tools: Read, Grep, mcp__add__add\n---\nBody.\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("stranded.md"),
+        "---\nname: stranded\ndescription: Nothing it lists exists.\n\
+         tools: mcp__notes__search_notes\n---\nBody.\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("fine.md"),
+        "---\nname: fine\ndescription: Every name exists.\n\
+         tools: Agent(fine), Task, Skill, read_skill_file, mcp__add, mcp__add__*\n---\nBody.\n",
+    )
+    .unwrap();
+    let has = "(it has Skill, read_skill_file, ReadMcpResourceTool, Agent, and \
+               mcp__SERVER__TOOL for its servers: add)";
+    let porter = dir.join("porter.md").display().to_string();
+    let stranded = dir.join("stranded.md").display().to_string();
+    ch09()
+        .args(["--check-agents", "--server", &add_server(), "--agents"])
+        .arg(&dir)
+        .assert()
+        .success()
+        .stdout(format!(
+            "ok fine\n\
+             ok porter\n\
+             warning {porter}: tools: \"Read\" is no tool of this harness {has}\n\
+             warning {porter}: tools: \"Grep\" is no tool of this harness {has}\n\
+             ok stranded\n\
+             warning {stranded}: tools: \"mcp__notes__search_notes\" is no tool of this harness {has}\n\
+             warning {stranded}: tools: none of them is a tool here, so it has no tool at all\n"
+        ));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Issue 19: nothing bounded the subagents one prompt starts in all
+/// (`--max-concurrent` bounds those of one reply running at once). One
+/// reply asks for MAX_SUBAGENTS + 1 = 33: the first 32 run and answer, the
+/// 33rd gets an error result that says why, and no request of its own.
+#[test]
+fn one_prompt_starts_at_most_32_subagents() {
+    let dir = scratch("total");
+    let agents = dir.join("agents");
+    std::fs::create_dir_all(&agents).unwrap();
+    std::fs::write(
+        agents.join("worker.md"),
+        "---\nname: worker\ndescription: Does one small task.\ntools: mcp__add__add\n---\nWork.\n",
+    )
+    .unwrap();
+    let id = |n: usize| format!("toolu_{n:02}");
+    let calls: Vec<serde_json::Value> = (1..=33)
+        .map(|n| {
+            serde_json::json!({"type": "tool_use", "id": id(n), "name": "Agent", "input": {
+                "description": format!("Task {n}"), "prompt": format!("Do task {n}."),
+                "subagent_type": "worker"}})
+        })
+        .collect();
+    let answer = |text: String| serde_json::json!({"content": [{"type": "text", "text": text}], "stop_reason": "end_turn"});
+    let subagents: serde_json::Map<String, serde_json::Value> = (1..=33)
+        .map(|n| (id(n), serde_json::json!([answer(format!("done {n}"))])))
+        .collect();
+    let script = serde_json::json!({"prompt": "Do 33 tasks.", "replies": [
+        {"content": calls, "stop_reason": "tool_use"}, answer("All done.".into())],
+        "subagents": subagents});
+    std::fs::write(dir.join("script.json"), script.to_string()).unwrap();
+    let output = ch09()
+        .args(["--server", &add_server(), "--agents"])
+        .arg(&agents)
+        .arg("--script")
+        .arg(dir.join("script.json"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{stdout}");
+    for n in 1..=32 {
+        assert!(
+            stdout.contains(&format!("  [{}] answer: done {n}\n", id(n))),
+            "{stdout}"
+        );
+    }
+    assert!(!stdout.contains("[toolu_33]"), "{stdout}");
+    let refused = "  error Agent {\"description\":\"Task 33\",\"prompt\":\"Do task 33.\",\
+                   \"subagent_type\":\"worker\"} -> this prompt has started 32 subagents, the \
+                   most one prompt may start at every depth together: finish the task with the \
+                   results you have\n";
+    assert!(stdout.contains(refused), "{stdout}");
+    assert!(stdout.ends_with("answer: All done.\n"), "{stdout}");
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -275,3 +275,190 @@ fn the_demo_activates_a_skill_and_reads_one_of_its_files_offline() {
         ))
         .stdout(predicate::str::contains("answer: -32602 is Invalid params"));
 }
+
+/// A skill folder `name` under `dir` whose SKILL.md holds `body`.
+fn write_skill(dir: &Path, name: &str, description: &str, body: &str) {
+    std::fs::create_dir_all(dir.join(name)).unwrap();
+    let text = format!("---\nname: {name}\ndescription: {description}\n---\n{body}");
+    std::fs::write(dir.join(name).join("SKILL.md"), text).unwrap();
+}
+
+/// Runs chapter 8 on `skills` with a scripted model making `calls` (one
+/// tool call a turn, then an answer) and `--trace`: its stdout, and the
+/// request bodies it sent, from the trace on stderr.
+fn run_traced(dir: &Path, skills: &Path, calls: &[serde_json::Value]) -> (String, String) {
+    let mut replies: Vec<serde_json::Value> = calls
+        .iter()
+        .enumerate()
+        .map(|(n, input)| {
+            let call = serde_json::json!({"type": "tool_use", "id": format!("toolu_{n:02}"),
+                "name": input["tool"], "input": input["input"]});
+            serde_json::json!({"content": [call], "stop_reason": "tool_use"})
+        })
+        .collect();
+    replies.push(
+        serde_json::json!({"content": [{"type": "text", "text": "done"}],
+        "stop_reason": "end_turn"}),
+    );
+    let script = dir.join("script.json");
+    let text = serde_json::json!({"prompt": "go", "replies": replies});
+    std::fs::write(&script, text.to_string()).unwrap();
+    let server = target::build(&Chapter::find("03").unwrap().solution_package()).unwrap();
+    let output = ch08()
+        .arg("--trace")
+        .arg("--server")
+        .arg(format!("add={}", server.display()))
+        .arg("--skills")
+        .arg(skills)
+        .arg("--script")
+        .arg(&script)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    assert!(output.status.success(), "{stdout}");
+    (stdout, String::from_utf8(output.stderr).unwrap())
+}
+
+/// The requests of a trace, in order (`=> {json}` lines).
+fn requests(trace: &str) -> Vec<serde_json::Value> {
+    let bodies = trace.lines().filter_map(|line| line.strip_prefix("=> "));
+    bodies
+        .map(|body| serde_json::from_str(body).unwrap())
+        .collect()
+}
+
+/// The text of the last tool_result a request carries.
+fn last_result(request: &serde_json::Value) -> String {
+    let messages = request["messages"].as_array().unwrap();
+    let content = &messages.last().unwrap()["content"][0]["content"];
+    content
+        .as_str()
+        .unwrap_or_else(|| content[0]["text"].as_str().unwrap())
+        .to_string()
+}
+
+/// Issue 19: a SKILL.md over files::MAX_TEXT (256 KiB) made its skill
+/// unusable. Now it loads from its first 256 KiB (the frontmatter is at the
+/// start), `Skill` returns that part with a line that says where it was cut,
+/// and `read_skill_file` with that `offset` reads on, line for line.
+#[test]
+fn a_huge_skill_md_is_cut_and_read_on_with_an_offset() {
+    let dir = scratch("huge");
+    let skills = dir.join("skills");
+    // 8 MB of numbered lines, 64 bytes each.
+    let body: String = (1..=131_072)
+        .map(|n| format!("{:<63}\n", format!("body line {n}")))
+        .collect();
+    write_skill(&skills, "huge", "A huge skill.", &body);
+    let file = std::fs::read_to_string(skills.join("huge/SKILL.md")).unwrap();
+    // The cut: the last line end within the first 256 KiB.
+    let kept = file[..256 * 1024].rfind('\n').unwrap() + 1;
+    let last = file[..kept].matches('\n').count();
+    let next_line = file.lines().nth(last).unwrap();
+    let calls = [
+        serde_json::json!({"tool": "Skill", "input": {"skill": "huge"}}),
+        serde_json::json!({"tool": "read_skill_file",
+            "input": {"skill": "huge", "path": "SKILL.md", "offset": last + 1}}),
+        serde_json::json!({"tool": "read_skill_file",
+            "input": {"skill": "huge", "path": "SKILL.md", "offset": 10_000_000}}),
+        serde_json::json!({"tool": "read_skill_file",
+            "input": {"skill": "huge", "path": "SKILL.md", "offset": "two"}}),
+    ];
+    let (stdout, trace) = run_traced(&dir, &skills, &calls);
+    let sent = requests(&trace);
+    let skill = last_result(&sent[1]);
+    let note = format!(
+        "\n[cut: SKILL.md is {} bytes, more than the 262144 bytes one answer holds; these are \
+         its lines 1 to {last}. To read on, call read_skill_file with \"path\": \"SKILL.md\" \
+         and \"offset\": {}]\n\nSkill directory: ",
+        file.len(),
+        last + 1
+    );
+    assert!(skill.contains(&note), "{}", &skill[skill.len() - 600..]);
+    let part = last_result(&sent[2]);
+    assert!(
+        part.starts_with(&format!("{next_line}\n")),
+        "{}",
+        &part[..200]
+    );
+    assert!(part.len() <= 256 * 1024 + 400 && part.contains("\"offset\": "));
+    assert!(
+        stdout.contains(
+            "-> \"SKILL.md\" has only 131076 lines: give an \"offset\" of 131076 or less\n"
+        ),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(
+            "-> \"offset\": \"two\" is not a line number: give 1 or more, or leave it out\n"
+        ),
+        "{stdout}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Issue 19: a folder of 10,000 skills put a 1.6 MB catalogue in every
+/// request. The catalogue stops at wire_host::entries::MAX_CATALOGUE_CHARS
+/// (8,000 characters), the first skills winning; --check-skills marks each
+/// one left out, and a run says so on stderr once.
+#[test]
+fn a_catalogue_past_its_budget_leaves_the_later_skills_out_and_says_so_once() {
+    let dir = scratch("many");
+    let skills = dir.join("skills");
+    for n in 0..10_000 {
+        let description = format!("Skill number {n}, one of a great many, for the budget test.");
+        write_skill(&skills, &format!("skill-{n:05}"), &description, "Body.\n");
+    }
+    let output = ch08()
+        .args(["--check-skills", "--skills"])
+        .arg(&skills)
+        .assert()
+        .code(1)
+        .get_output()
+        .stdout
+        .clone();
+    let stdout = String::from_utf8(output).unwrap();
+    let ok = stdout
+        .lines()
+        .filter(|line| line.starts_with("ok "))
+        .count();
+    let left_out: Vec<&str> = stdout
+        .lines()
+        .filter(|line| line.starts_with("left out "))
+        .collect();
+    assert!(ok > 10 && ok < 200, "{ok} skills kept");
+    assert_eq!(ok + left_out.len(), 10_000);
+    let first = skills.join(format!("skill-{ok:05}"));
+    let reason = format!(
+        "catalogue: full after {ok} skills (8000 characters at most, \
+         wire_host::entries::MAX_CATALOGUE_CHARS), so {} are left out",
+        10_000 - ok
+    );
+    assert_eq!(
+        left_out[0],
+        format!("left out {}: {reason}", first.display())
+    );
+
+    let (_, trace) = run_traced(&dir, &skills, &[]);
+    let system = requests(&trace)[0]["system"].as_str().unwrap().to_string();
+    let catalogue = &system[system.find("The skills below").unwrap()..];
+    assert!(
+        catalogue.chars().count() <= 8000,
+        "{} characters",
+        catalogue.len()
+    );
+    assert!(catalogue.contains(&format!("<name>skill-{:05}</name>", ok - 1)));
+    assert!(!catalogue.contains(&format!("<name>skill-{ok:05}</name>")));
+    let said: Vec<&str> = trace
+        .lines()
+        .filter(|line| line.contains("left out"))
+        .collect();
+    assert_eq!(
+        said,
+        [format!(
+            "ch08-skills: left out from {}: {reason}",
+            first.display()
+        )]
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

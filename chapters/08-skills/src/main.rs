@@ -78,6 +78,7 @@ fn check_skills(entries: &[(PathBuf, Entry)]) -> ExitCode {
             Entry::Valid(skill) => println!("ok {}", skill.name),
             Entry::Invalid(problem) => println!("invalid {problem}"),
             Entry::Duplicate(problem) => println!("skipped {problem}"),
+            Entry::LeftOut(problem) => println!("left out {problem}"),
         }
         all_loaded &= matches!(entry, Entry::Valid(_));
     }

@@ -11,7 +11,7 @@ use std::path::PathBuf;
 
 use wire_host::join::Run;
 
-use crate::agents::Agent;
+use crate::agents::{Agent, Started};
 use crate::hooks::Hooks;
 use crate::host::Host;
 use crate::model::Model;
@@ -55,6 +55,8 @@ pub struct Harness {
     pub workdir: PathBuf,
     /// Runs an `Agent` call: a subagent.
     pub delegate: Delegate,
+    /// The subagents this prompt has started, at every depth.
+    pub started: Started,
 }
 
 // ANCHOR: context

@@ -91,6 +91,7 @@ async fn main() -> ExitCode {
         hooks,
         workdir: session.workdir.clone(),
         delegate: delegate::start,
+        started: agents::Started::default(),
     };
     let outcome = converse(&harness, &cli.prompt, cli.demo).await;
     harness.host.shutdown().await;

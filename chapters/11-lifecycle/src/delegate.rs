@@ -64,10 +64,14 @@ pub async fn run(
 ) -> Delegated {
     let id = call["id"].as_str().unwrap_or_default();
     let offered: Vec<&Agent> = harness.agents.iter().collect();
-    let (agent, prompt) = match requested(&offered, &call["input"]) {
+    let (agent, prompt) = match agents::requested(&offered, &call["input"]) {
         Ok(found) => found,
         Err(refusal) => return (Err(refusal), vec![]),
     };
+    // One prompt starts at most agents::MAX_SUBAGENTS, at every depth.
+    if let Err(refusal) = harness.started.one_more() {
+        return (Err(refusal), vec![]);
+    }
     // At most max_concurrent subagents of one reply run at once; the others
     // wait here for a slot. The semaphore is never closed.
     let _slot = slots.acquire().await;
@@ -86,25 +90,6 @@ pub async fn run(
     (outcome, log.labelled(id))
 }
 // ANCHOR_END: run
-
-/// The agent an `Agent` call names among those offered, and its prompt; or
-/// why it cannot run. A call without `subagent_type` asks for
-/// `general-purpose`, as in Claude Code; this harness has no built-in agent
-/// of that name, but an agent file may define one.
-fn requested<'a>(offered: &[&'a Agent], input: &'a Value) -> Result<(&'a Agent, &'a str), String> {
-    let wanted = input["subagent_type"].as_str().unwrap_or("general-purpose");
-    let Some(agent) = offered.iter().find(|agent| agent.name == wanted) else {
-        let names: Vec<&str> = offered.iter().map(|a| a.name.as_str()).collect();
-        let types = names.join(", ");
-        return Err(format!(
-            "there is no agent type {wanted:?}; the types are: {types}"
-        ));
-    };
-    match input["prompt"].as_str().filter(|p| !p.trim().is_empty()) {
-        Some(prompt) => Ok((agent, prompt)),
-        None => Err("give \"prompt\": the whole task, as text".into()),
-    }
-}
 
 // ANCHOR: subagent_context
 /// The subagent's fresh context: the agent's body as its system prompt

@@ -43,13 +43,14 @@ pub fn definitions(skills: &[Skill]) -> Vec<Value> {
         }),
         json!({
             "name": READ_SKILL_FILE,
-            "description": "Reads one file of a skill, as the skill's instructions ask: \
-                its path is relative to the skill's folder, as Skill lists it.",
+            "description": "Reads one file of a skill: its path is relative to the skill's \
+                folder, as Skill lists them. A long file comes in parts, each naming the next.",
             "input_schema": {
                 "type": "object",
                 "properties": {
                     "skill": skill,
                     "path": { "type": "string", "description": "e.g. references/guide.md" },
+                    "offset": { "type": "integer", "description": "The first line, from 1" },
                 },
                 "required": ["skill", "path"],
             },
@@ -79,7 +80,7 @@ pub fn run(skills: &[Skill], name: &str, input: &Value) -> Result<String, String
     let path = input["path"]
         .as_str()
         .ok_or("give \"path\": a file of the skill, relative to its folder")?;
-    read_file(skill, path)
+    read_file(skill, path, &input["offset"])
 }
 
 // ANCHOR: activate
@@ -113,7 +114,7 @@ pub fn files_of(dir: &Path) -> Vec<String> {
 // ANCHOR: read_file
 /// Tier 3: one file of the skill, confined to the skill's folder. Every
 /// refusal names the rule and never what lies outside the folder.
-pub fn read_file(skill: &Skill, path: &str) -> Result<String, String> {
+pub fn read_file(skill: &Skill, path: &str, offset: &Value) -> Result<String, String> {
     let relative = Path::new(path);
     // GAP(ch08/confine): refuse an empty or absolute path and any `..`;
     // resolve symlinks (canonicalize) and refuse a result outside
@@ -144,7 +145,8 @@ pub fn read_file(skill: &Skill, path: &str) -> Result<String, String> {
     }
     // END(ch08/confine)
     // wire_host::files reads only a regular file (checked before opening
-    // and again on the open file), at most MAX_TEXT bytes, as UTF-8.
-    files::read_for_model(&file, path, "a skill file")
+    // and again on the open file), as UTF-8, at most MAX_TEXT bytes from the
+    // offset's line on: past that, a last line says how to read on.
+    files::read_for_model(&file, path, offset)
 }
 // ANCHOR_END: read_file

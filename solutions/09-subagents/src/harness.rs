@@ -6,7 +6,7 @@
 use serde_json::Value;
 use tokio::sync::Semaphore;
 
-use crate::agents::Agent;
+use crate::agents::{Agent, Started};
 use crate::host::Host;
 use crate::join::Run;
 use crate::model::Model;
@@ -46,6 +46,8 @@ pub struct Harness {
     pub max_concurrent: usize,
     /// Runs an `Agent` call: a subagent.
     pub delegate: Delegate,
+    /// The subagents this prompt has started, at every depth.
+    pub started: Started,
 }
 
 // ANCHOR: context

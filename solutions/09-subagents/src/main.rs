@@ -70,6 +70,7 @@ async fn main() -> ExitCode {
         max_depth: cli.max_depth,
         max_concurrent: cli.max_concurrent,
         delegate: delegate::start,
+        started: agents::Started::default(),
     };
     let outcome = converse(&harness, &cli.prompt, main_agent.as_deref()).await;
     harness.host.shutdown().await;
@@ -90,7 +91,7 @@ fn load(cli: &cli::Cli) -> Result<(Vec<Skill>, Vec<agents::Agent>), ExitCode> {
     let names: Vec<&str> = skills.iter().map(|skill| skill.name.as_str()).collect();
     let agent_entries = agents::load(&cli.agent_folders, &names);
     if cli.check_agents {
-        return Err(agents::check(&agent_entries));
+        return Err(agents::check(&agent_entries, &cli.servers));
     }
     let agents = agents::usable(PROGRAM, &agent_entries);
     // STRETCH(ch09/spawn-allowlist): find the agent `--agent` names among

@@ -99,6 +99,7 @@ async fn main() -> ExitCode {
         workdir: session.workdir.clone(),
         session_context: Vec::new(),
         delegate: delegate::start,
+        started: agents::Started::default(),
     };
     let outcome = converse(&mut harness, &cli.prompt, cli.demo).await;
     harness.host.shutdown().await;

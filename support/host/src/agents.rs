@@ -15,11 +15,13 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde_json::{Value, json};
 
-use crate::frontmatter;
+use crate::host::ServerConfig;
 use crate::yaml::Yaml;
+use crate::{files, frontmatter, resource_tool, skill_tools};
 
 /// The longest name Claude Code loads.
 const MAX_NAME: usize = 256;
@@ -28,6 +30,22 @@ const MAX_NAME: usize = 256;
 /// before v2.1.63, which agent files may still use.
 pub const AGENT: &str = "Agent";
 const OLD_AGENT: &str = "Task";
+
+/// The tools chapter 9's harness runs itself, `Agent` aside: what a
+/// `tools` rule may name besides `Agent`/`Task` and the servers' tools.
+const BUILT_IN: [&str; 3] = [
+    skill_tools::SKILL,
+    skill_tools::READ_SKILL_FILE,
+    resource_tool::READ,
+];
+
+/// The most subagents one prompt may start in all, at every depth. Both
+/// flags bound something else: `--max-concurrent` how many of one reply
+/// run at once, `--max-depth` how deep they nest. A model may still ask
+/// for more in every reply of every context, so without a total the count
+/// multiplies with depth. 32 is eight replies of four, or four subagents
+/// that each start seven more; past it the `Agent` call is an error result.
+pub const MAX_SUBAGENTS: usize = 32;
 
 /// A valid agent definition, as the harness keeps it.
 #[derive(Clone, Debug)]
@@ -129,13 +147,19 @@ pub fn valid_agents(entries: &[(PathBuf, Entry)]) -> impl Iterator<Item = &Agent
 }
 
 // ANCHOR: check_agents
-/// `--check-agents`: one line per file. Exit 0 when every file is an
-/// agent the harness loads, 1 otherwise.
-pub fn check(entries: &[(PathBuf, Entry)]) -> ExitCode {
+/// `--check-agents`: one line per file, and under a valid one a `warning`
+/// line for each name in its `tools` that is no tool here. Exit 0 when
+/// every file is an agent the harness loads, 1 otherwise.
+pub fn check(entries: &[(PathBuf, Entry)], servers: &[ServerConfig]) -> ExitCode {
     let mut all_loaded = true;
-    for (_, entry) in entries {
+    for (path, entry) in entries {
         match entry {
-            Entry::Valid(agent) => println!("ok {}", agent.name),
+            Entry::Valid(agent) => {
+                println!("ok {}", agent.name);
+                for warning in unknown_tools(agent, servers) {
+                    println!("warning {}: {warning}", path.display());
+                }
+            }
             Entry::Invalid(problem) => println!("invalid {problem}"),
             Entry::Duplicate(problem) => println!("skipped {problem}"),
         }
@@ -162,6 +186,88 @@ pub fn load_usable(
     let names: Vec<&str> = skills.iter().map(|skill| skill.name.as_str()).collect();
     let agents = usable(program, &load(agent_folders, &names));
     (skills, agents)
+}
+
+/// What is wrong with the `tools` of `agent`: each rule that names no tool
+/// this harness has, then, when none of them does, that it has no tool at
+/// all. `--check-agents` starts no server, so an `mcp__SERVER__TOOL` rule is
+/// checked for its server (one of `--server`'s names), not for its tool.
+pub fn unknown_tools(agent: &Agent, servers: &[ServerConfig]) -> Vec<String> {
+    let Some(rules) = &agent.tools else {
+        return Vec::new();
+    };
+    let server_named = |rule: &str| {
+        let rest = rule.strip_prefix("mcp__").unwrap_or_default();
+        let server = rest.split("__").next().unwrap_or_default();
+        servers.iter().any(|config| config.name == server)
+    };
+    let exists = |rule: &String| {
+        BUILT_IN.contains(&rule.as_str()) || agent_rule(rule).is_some() || server_named(rule)
+    };
+    let names: Vec<&str> = servers.iter().map(|config| config.name.as_str()).collect();
+    let mut warnings: Vec<String> = rules
+        .iter()
+        .filter(|rule| !exists(rule))
+        .map(|rule| {
+            format!(
+                "tools: {rule:?} is no tool of this harness (it has {}, {AGENT}, and \
+                 mcp__SERVER__TOOL for its servers: {})",
+                BUILT_IN.join(", "),
+                names.join(", ")
+            )
+        })
+        .collect();
+    if !rules.iter().any(exists) {
+        warnings.push("tools: none of them is a tool here, so it has no tool at all".into());
+    }
+    warnings
+}
+
+/// How many subagents this prompt has started, at every depth: one count
+/// per run, as a process answers one prompt. An atomic, so the `Harness`
+/// that holds it may be shared by reference as it is.
+#[derive(Default)]
+pub struct Started(AtomicUsize);
+
+impl Started {
+    /// Counts one more subagent; past [`MAX_SUBAGENTS`], refuses it with
+    /// why, for the model, which can still finish the task itself.
+    pub fn one_more(&self) -> Result<(), String> {
+        let next = |count: usize| (count < MAX_SUBAGENTS).then_some(count + 1);
+        match self
+            .0
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, next)
+        {
+            Ok(_) => Ok(()),
+            Err(_) => Err(format!(
+                "this prompt has started {MAX_SUBAGENTS} subagents, the most one prompt may \
+                 start at every depth together: finish the task with the results you have"
+            )),
+        }
+    }
+}
+
+/// The agent an `Agent` call names among those offered, and its prompt; or
+/// why it cannot run: the input `tool_definition` describes, read back. A
+/// call without `subagent_type` asks for `general-purpose`, as in Claude
+/// Code; this harness has no built-in agent of that name, but an agent file
+/// may define one.
+pub fn requested<'a>(
+    offered: &[&'a Agent],
+    input: &'a Value,
+) -> Result<(&'a Agent, &'a str), String> {
+    let wanted = input["subagent_type"].as_str().unwrap_or("general-purpose");
+    let Some(agent) = offered.iter().find(|agent| agent.name == wanted) else {
+        let names: Vec<&str> = offered.iter().map(|a| a.name.as_str()).collect();
+        let types = names.join(", ");
+        return Err(format!(
+            "there is no agent type {wanted:?}; the types are: {types}"
+        ));
+    };
+    match input["prompt"].as_str().filter(|p| !p.trim().is_empty()) {
+        Some(prompt) => Ok((agent, prompt)),
+        None => Err("give \"prompt\": the whole task, as text".into()),
+    }
 }
 
 /// The agents the model may delegate to; every file left out is reported
@@ -208,14 +314,10 @@ pub fn read_agent(path: &Path, skill_names: &[&str]) -> Result<Agent, String> {
 }
 // ANCHOR_END: read_agent
 
-/// The file's text. Opening a named pipe would wait for a writer: look
-/// before opening.
+/// The file's text: a regular file (opening a named pipe would wait for a
+/// writer), at most `files::MAX_TEXT` bytes, UTF-8.
 fn read_text(path: &Path) -> Result<String, String> {
-    if !path.is_file() {
-        return Err("not a regular file".into());
-    }
-    let bytes = std::fs::read(path).map_err(|err| format!("cannot read it: {err}"))?;
-    String::from_utf8(bytes).map_err(|_| "not UTF-8 text".to_string())
+    files::read_text(path, files::MAX_TEXT).map_err(|unread| unread.to_string())
 }
 
 /// `name`: required. Claude Code skips a name that starts with `-`, holds

@@ -59,5 +59,7 @@ pub mod skill_tools;
 pub mod skills;
 /// Chapter 7: what a request costs, in tokens.
 pub mod tokens;
+/// Text inside the XML tags a model reads (not generated: format plumbing).
+pub mod xml;
 /// strictyaml's subset of YAML (not generated: a guard, not a lesson).
 pub mod yaml;

@@ -13,6 +13,8 @@
 
 use std::path::{Path, PathBuf};
 
+/// Text as XML element content, for the catalogue and the Skill tool.
+pub use wire_host::xml::escape;
 use wire_host::yaml::Yaml;
 use wire_host::{entries, files, frontmatter};
 
@@ -49,10 +51,11 @@ pub type Entry = entries::Entry<Skill>;
 
 /// Reads every non-hidden entry of each folder, in the order the folders
 /// are given and sorted by name inside each: valid skills, invalid ones,
-/// and valid ones whose name an earlier skill already took.
+/// duplicates of an earlier name, and those the catalogue has no room for.
 pub fn load(folders: &[PathBuf]) -> Vec<(PathBuf, Entry)> {
     let paths = folders.iter().flat_map(files::visible_entries);
-    entries::load(paths, read_skill, |skill| &skill.name)
+    let loaded = entries::load(paths, read_skill, |skill| &skill.name);
+    entries::fit(loaded, catalogue)
 }
 
 /// The valid skills among `entries`, in order.
@@ -72,8 +75,8 @@ pub fn read_skill(dir: &Path) -> Result<Skill, String> {
     else {
         return Err("SKILL.md: missing: a skill folder holds a SKILL.md".into());
     };
-    let text =
-        files::read_text(&file, files::MAX_TEXT).map_err(|unread| format!("SKILL.md: {unread}"))?;
+    // The first files::MAX_TEXT bytes, cut with a note to the model.
+    let text = files::read_head(&file).map_err(|unread| format!("SKILL.md: {unread}"))?;
     let (fields, body) =
         frontmatter::split(&text, "SKILL.md").map_err(|rule| format!("frontmatter: {rule}"))?;
     validate(&fields, dir)?;
@@ -188,11 +191,4 @@ pub fn catalogue(skills: &[Skill]) -> String {
     }
     text += "</available_skills>";
     text
-}
-
-/// Text as XML element content: `&`, `<` and `>` escaped.
-pub fn escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
 }

@@ -38,6 +38,8 @@ fn body() -> String {
 // ANCHOR: measure
 /// Prints the table: an idle turn with N skills in the catalogue versus
 /// the same skills pasted inline, for N = 1, 10, 100; then tiers 2 and 3.
+/// `listed` is how many the catalogue holds: it stops at its budget
+/// (`wire_host::entries::MAX_CATALOGUE_CHARS`).
 pub fn print_table(bin: &Path, servers: &[String]) -> Result<(), String> {
     let scratch = Scratch::create()?;
     let none = idle_turn(bin, servers, &scratch.skills(0)?, false)?;
@@ -46,8 +48,8 @@ pub fn print_table(bin: &Path, servers: &[String]) -> Result<(), String> {
         none.tokens
     );
     println!();
-    println!("| skills | catalogue (tier 1) | pasted inline | inline / catalogue |");
-    println!("| ---: | ---: | ---: | ---: |");
+    println!("| skills | listed | catalogue (tier 1) | pasted inline | inline / catalogue |");
+    println!("| ---: | ---: | ---: | ---: | ---: |");
     let mut activation = None;
     for count in [1, 10, 100] {
         let turn = idle_turn(bin, servers, &scratch.skills(count)?, true)?;
@@ -60,7 +62,12 @@ pub fn print_table(bin: &Path, servers: &[String]) -> Result<(), String> {
         request["system"] = json!(format!("{system}\n\n{}", pasted.join("\n\n")));
         let inline = tokens::count(&request.to_string());
         let ratio = inline as f64 / turn.tokens as f64;
-        println!("| {count} | {} | {inline} | {ratio:.1} |", turn.tokens);
+        let listed = turn.request["system"].as_str().unwrap_or_default();
+        let listed = listed.matches("<skill>").count();
+        println!(
+            "| {count} | {listed} | {} | {inline} | {ratio:.1} |",
+            turn.tokens
+        );
     }
     let activation = activation.ok_or("no run activated a skill")?;
     println!();
