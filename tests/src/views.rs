@@ -107,7 +107,15 @@ pub fn files() -> Result<Vec<(PathBuf, String)>, String> {
                 order.push((None, scenario.clone()));
             }
         }
-        let mut shown: BTreeMap<String, Shown> = BTreeMap::new();
+        // A chapter split into sub-pages shows a large frame once, on the
+        // first page (in reading order) that has it; later pages fold it and
+        // link back to that page.
+        let reading = |page: &Option<String>| {
+            let main = format!("{}.md", chapter.dir);
+            (page.as_deref() == Some(main.as_str())) as u8
+        };
+        order.sort_by_key(|(page, _)| if page.is_some() { reading(page) } else { 2 });
+        let mut shown = Shown::default();
         for (page, scenario) in order {
             let path = chapter.transcript_path(&scenario);
             let text = fs::read_to_string(&path)
@@ -117,7 +125,10 @@ pub fn files() -> Result<Vec<(PathBuf, String)>, String> {
             transcript.name = scenario.clone();
             let mut alone = Shown::default();
             let seen = match page {
-                Some(page) => shown.entry(page).or_default(),
+                Some(page) => {
+                    shown.page = Some(page);
+                    &mut shown
+                }
                 None => &mut alone,
             };
             files.push((
@@ -134,7 +145,100 @@ pub fn files() -> Result<Vec<(PathBuf, String)>, String> {
 /// id): where each was first, as `(scenario, frame number)`.
 #[derive(Default)]
 pub struct Shown {
-    frames: BTreeMap<String, (String, usize, Option<Value>)>,
+    frames: BTreeMap<String, (String, usize, Option<Value>, Option<String>)>,
+    /// The page (`07-agent-loop-tour.md`) the view being rendered is on.
+    page: Option<String>,
+    /// Model requests by everything but their `messages` (the model, the
+    /// system prompt, the tools): where such a request was first shown.
+    requests: BTreeMap<String, (String, usize, Option<String>)>,
+}
+
+/// A model request without its conversation: what most requests of a
+/// chapter share.
+fn settings_key(value: &Value) -> String {
+    let mut value = value.clone();
+    if let Value::Object(map) = &mut value {
+        map.remove("messages");
+    }
+    value.to_string()
+}
+
+/// A view's first model request whose settings (model, system prompt,
+/// tools) an earlier view showed: only its messages, the whole request
+/// folded.
+fn same_settings(
+    out: &mut String,
+    text: &str,
+    value: &Value,
+    (scenario, number, page): &(String, usize, Option<String>),
+    chapter: &Chapter,
+    transcript: &Transcript,
+    shown: &Shown,
+) {
+    let whose = if *scenario == transcript.name {
+        String::new()
+    } else {
+        format!(" of <code>{}/{scenario}</code>", chapter.id())
+    };
+    let place = match page {
+        Some(page) if shown.page.as_ref() != Some(page) => format!(
+            " on <a href=\"{}\">{}</a>",
+            page.replace(".md", ".html"),
+            page_title(page)
+        ),
+        _ => " above".to_string(),
+    };
+    let keys: Vec<String> = value
+        .as_object()
+        .map(|map| {
+            map.keys()
+                .filter(|key| *key != "messages")
+                .map(|key| format!("<code>{key}</code>"))
+                .collect()
+        })
+        .unwrap_or_default();
+    let _ = writeln!(
+        out,
+        "Its {} are those of frame {number}{whose}{place}; its messages:\n",
+        keys.join(", ")
+    );
+    let messages = value.get("messages").cloned().unwrap_or(Value::Null);
+    let messages = serde_json::to_string(&messages).unwrap_or_default();
+    fence(out, "json", &pretty_json(&messages));
+    let _ = writeln!(out, "<details>\n<summary>The whole request</summary>\n");
+    fence(out, "json", &pretty_json(text));
+    let _ = writeln!(out, "</details>\n");
+}
+
+/// The page's title, its first line without `# ` and `Chapter N: `, for a
+/// link back to the page that showed a frame first.
+fn page_title(page: &str) -> String {
+    let text = fs::read_to_string(course::root().join("book/src").join(page)).unwrap_or_default();
+    let title = text
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .trim_start_matches('#')
+        .trim();
+    let title = match title.split_once(": ") {
+        Some((chapter, rest)) if chapter.starts_with("Chapter ") => rest,
+        _ => title,
+    };
+    // Raw HTML: Markdown's `code` is written out.
+    let mut html = String::new();
+    for (index, part) in title
+        .replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .split('`')
+        .enumerate()
+    {
+        if index % 2 == 1 {
+            html += &format!("<code>{part}</code>");
+        } else {
+            html += part;
+        }
+    }
+    html
 }
 
 /// A frame this long (pretty-printed lines) is shown once per page; again,
@@ -1042,7 +1146,19 @@ pub fn render_on_page(
         );
         match json_of(raw, first) {
             Some((text, value)) if first.direction == Direction::HostToModel => {
-                model_request(&mut out, &text, &value, previous_request.as_ref());
+                let settings = settings_key(&value);
+                let earlier = shown.requests.get(&settings).cloned();
+                match (&previous_request, earlier) {
+                    (None, Some(earlier)) => same_settings(
+                        &mut out, &text, &value, &earlier, chapter, transcript, shown,
+                    ),
+                    _ => model_request(&mut out, &text, &value, previous_request.as_ref()),
+                }
+                shown.requests.entry(settings).or_insert((
+                    transcript.name.clone(),
+                    step.number,
+                    shown.page.clone(),
+                ));
                 previous_request = Some(value);
             }
             Some((text, value)) => {
@@ -1052,18 +1168,27 @@ pub fn render_on_page(
                     transcript.name.clone(),
                     step.number,
                     value.get("id").cloned(),
+                    shown.page.clone(),
                 );
                 let big = pretty.lines().count() >= REPEAT_LINES;
                 match shown.frames.get(&key).filter(|_| big) {
-                    Some((scenario, number, id)) => {
+                    Some((scenario, number, id, page)) => {
                         let whose = if *scenario == transcript.name {
                             String::new()
                         } else {
                             format!(" of <code>{}/{scenario}</code>", chapter.id())
                         };
+                        let place = match page {
+                            Some(page) if shown.page.as_ref() != Some(page) => format!(
+                                " on <a href=\"{}\">{}</a>",
+                                page.replace(".md", ".html"),
+                                page_title(page)
+                            ),
+                            _ => " above".to_string(),
+                        };
                         let _ = writeln!(
                             out,
-                            "<details>\n<summary>The same frame as frame {number}{whose} above\
+                            "<details>\n<summary>The same frame as frame {number}{whose}{place}\
                              {}</summary>\n",
                             if value.get("id") != id.as_ref() {
                                 ", the id aside"
