@@ -1103,19 +1103,24 @@ pub fn render_on_page(
     }
     // From chapter 3 on, the opening handshake is chapter 2's lesson:
     // folded, so that the frames the scenario is about come first.
+    // From chapter 8 on, a host's `tools/list` after it is chapter 6's
+    // lesson too (chapter 7 shows it: the names the model may not get).
+    let catalogue = transcript.runner == Runner::Agent && chapter.number >= 8;
     let handshake = if chapter.number >= 3 {
         steps
             .iter()
-            .take_while(|step| {
-                matches!(
-                    step.method.as_deref(),
-                    Some("initialize" | "notifications/initialized")
-                )
+            .take_while(|step| match step.method.as_deref() {
+                Some("initialize" | "notifications/initialized") => true,
+                Some("tools/list") => catalogue,
+                _ => false,
             })
             .count()
     } else {
         0
     };
+    let listed = steps[..handshake]
+        .iter()
+        .any(|step| step.method.as_deref() == Some("tools/list"));
     let mut previous_request: Option<Value> = None;
     let folded_run = steps.len() >= LONG_RUN && handshake < RUN_HEAD;
     for step in &steps {
@@ -1131,8 +1136,13 @@ pub fn render_on_page(
             let _ = writeln!(
                 out,
                 "<details>\n<summary>Frames 1 to {handshake}: the handshake \
-                 (<code>initialize</code>, its result, <code>notifications/initialized</code>), \
-                 as in chapter 2</summary>\n"
+                 (<code>initialize</code>, its result, <code>notifications/initialized</code>)\
+                 {}</summary>\n",
+                if listed {
+                    " and <code>tools/list</code>, as in chapters 2 and 6"
+                } else {
+                    ", as in chapter 2"
+                }
             );
         }
         let first = &transcript.frames[step.frames[0]];
