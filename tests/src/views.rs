@@ -151,6 +151,106 @@ pub struct Shown {
     /// Model requests by everything but their `messages` (the model, the
     /// system prompt, the tools): where such a request was first shown.
     requests: BTreeMap<String, (String, usize, Option<String>)>,
+    /// Tool definitions in model requests, by their JSON: where each was
+    /// first shown.
+    tools: BTreeMap<String, (String, usize, Option<String>)>,
+}
+
+/// Whether a view's first model request carries tool definitions an
+/// earlier view of the page or chapter showed.
+fn known_tools(value: &Value, shown: &Shown) -> bool {
+    value
+        .get("tools")
+        .and_then(Value::as_array)
+        .is_some_and(|tools| {
+            tools
+                .iter()
+                .any(|tool| shown.tools.contains_key(&tool.to_string()))
+        })
+}
+
+/// Where a frame was first shown, for a summary or a sentence: ` of
+/// <code>ch09/tour</code> on <a …>its page</a>`, or ` above`.
+fn first_shown(
+    (scenario, _, page): &(String, usize, Option<String>),
+    chapter: &Chapter,
+    transcript: &Transcript,
+    shown: &Shown,
+) -> String {
+    let whose = if *scenario == transcript.name {
+        String::new()
+    } else {
+        format!(" of <code>{}/{scenario}</code>", chapter.id())
+    };
+    let place = match page {
+        Some(page) if shown.page.as_ref() != Some(page) => format!(
+            " on <a href=\"{}\">{}</a>",
+            page.replace(".md", ".html"),
+            page_title(page)
+        ),
+        _ => " above".to_string(),
+    };
+    format!("{whose}{place}")
+}
+
+/// A view's first model request some of whose tool definitions an earlier
+/// view showed: those are named, the rest of the request is printed, and
+/// the whole request is folded.
+fn fewer_tools(
+    out: &mut String,
+    text: &str,
+    value: &Value,
+    chapter: &Chapter,
+    transcript: &Transcript,
+    shown: &Shown,
+) {
+    let tools = value
+        .get("tools")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let (known, new): (Vec<Value>, Vec<Value>) = tools
+        .into_iter()
+        .partition(|tool| shown.tools.contains_key(&tool.to_string()));
+    let origins: Vec<&(String, usize, Option<String>)> = known
+        .iter()
+        .filter_map(|tool| shown.tools.get(&tool.to_string()))
+        .collect();
+    let names: Vec<String> = known
+        .iter()
+        .map(|tool| {
+            let name = tool.get("name").and_then(Value::as_str).unwrap_or("?");
+            format!("<code>{name}</code>")
+        })
+        .collect();
+    let whence = match origins.first() {
+        Some(first)
+            if origins
+                .iter()
+                .all(|origin| origin.1 == first.1 && origin.0 == first.0) =>
+        {
+            format!(
+                "as in frame {}{}",
+                first.1,
+                first_shown(first, chapter, transcript, shown)
+            )
+        }
+        _ => "as earlier views of this chapter show them".to_string(),
+    };
+    let _ = writeln!(
+        out,
+        "Its tools {} are defined {whence}; the rest of the request:\n",
+        names.join(", ")
+    );
+    let mut rest = value.clone();
+    if let Some(map) = rest.as_object_mut() {
+        map.insert("tools".to_string(), Value::Array(new));
+    }
+    let rest = serde_json::to_string(&rest).unwrap_or_default();
+    fence(out, "json", &pretty_json(&rest));
+    let _ = writeln!(out, "<details>\n<summary>The whole request</summary>\n");
+    fence(out, "json", &pretty_json(text));
+    let _ = writeln!(out, "</details>\n");
 }
 
 /// A model request without its conversation: what most requests of a
@@ -249,6 +349,7 @@ const REPEAT_LINES: usize = 8;
 /// rest, so a long run does not push the page's prose screens apart.
 const LONG_RUN: usize = 12;
 const RUN_HEAD: usize = 8;
+const RUN_LINES: usize = 100;
 
 /// The key under which a frame counts as already shown.
 fn repeat_key(value: &Value) -> String {
@@ -1123,8 +1224,16 @@ pub fn render_on_page(
         .any(|step| step.method.as_deref() == Some("tools/list"));
     let mut previous_request: Option<Value> = None;
     let folded_run = steps.len() >= LONG_RUN && handshake < RUN_HEAD;
+    let mut run_folded = false;
+    let mut shown_from = out.len();
     for step in &steps {
-        if folded_run && step.number == RUN_HEAD + 1 {
+        // The run folds after RUN_HEAD frames, or earlier once two frames
+        // past the handshake have filled RUN_LINES lines (a model request
+        // with a dozen tool definitions is a screen by itself).
+        let long_enough =
+            step.number > handshake + 2 && out[shown_from..].lines().count() > RUN_LINES;
+        if folded_run && !run_folded && (step.number == RUN_HEAD + 1 || long_enough) {
+            run_folded = true;
             let _ = writeln!(
                 out,
                 "<details>\n<summary>Frames {} to {}: the rest of the run</summary>\n",
@@ -1162,7 +1271,22 @@ pub fn render_on_page(
                     (None, Some(earlier)) => same_settings(
                         &mut out, &text, &value, &earlier, chapter, transcript, shown,
                     ),
+                    (None, None) if known_tools(&value, shown) => {
+                        fewer_tools(&mut out, &text, &value, chapter, transcript, shown)
+                    }
                     _ => model_request(&mut out, &text, &value, previous_request.as_ref()),
+                }
+                for tool in value
+                    .get("tools")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                {
+                    shown.tools.entry(tool.to_string()).or_insert((
+                        transcript.name.clone(),
+                        step.number,
+                        shown.page.clone(),
+                    ));
                 }
                 shown.requests.entry(settings).or_insert((
                     transcript.name.clone(),
@@ -1231,9 +1355,10 @@ pub fn render_on_page(
         }
         if handshake >= 2 && step.number == handshake {
             out += "</details>\n\n";
+            shown_from = out.len();
         }
     }
-    if folded_run {
+    if run_folded {
         out += "</details>\n\n";
     }
     let _ = writeln!(
