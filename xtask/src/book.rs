@@ -63,9 +63,10 @@ const LONG_PAGES: &[(&str, usize)] = &[
     ("05-prompts-listing.html", 4002),
     ("05-prompts.html", 6376),
     ("06-client.html", 6331),
-    // Chapters 7-12: the small-lessons re-cut splits them.
-    // Split: its exercise page (the gaps' folded hints and solutions, the
-    // tables, the quiz) is what is left over.
+    // Chapters 7-13 are split one idea per page; what is left over is an
+    // exercise page's summaries and tables (each gap's three hints and its
+    // solution fold, but 22 to 24 summaries are still 1,600 px), and
+    // chapter 10, which becomes chapters 10 and 11.
     ("07-agent-loop.html", 6800),
     ("08-skills.html", 4875),
     ("09-subagents.html", 7565),
@@ -73,7 +74,6 @@ const LONG_PAGES: &[(&str, usize)] = &[
     // Two tours in two columns: at 1280 px they stand side by side, so the
     // page is about as tall as the longer one; the estimate adds both.
     ("12-stateless-side.html", 8020),
-    ("13-http.html", 31147),
     // Front and back matter: prose a little over, to cut or split later
     // (the workshop page grows by a line of its schedule per new page,
     // appendix A by a longer link in the chapter 2 view it shows).
