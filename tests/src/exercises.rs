@@ -192,9 +192,14 @@ pub fn exercise_section(chapter: &Chapter) -> Result<String, String> {
                 text,
             );
         }
+        let explained = hints
+            .iter()
+            .find(|hint| hint.gap == gap.id)
+            .and_then(|hint| hint.explained.as_deref())
+            .map_or(String::new(), |text| format!("\n\n{text}"));
         out += &details(
             &format!("Show the solution of {}", gap.id),
-            &format!("```rust,ignore\n{}\n```", dedent(&gap.body)),
+            &format!("```rust,ignore\n{}\n```{explained}", dedent(&gap.body)),
         );
     }
     out += &stretch_section(chapter, &hints)?;

@@ -15,6 +15,11 @@
 //! …the outline of the code, not the code…
 //! ```
 //!
+//! A section may end with a fourth heading, `## How the solution works`:
+//! prose that walks through the reference code. The book shows it inside
+//! the folded solution, after the code, so that no page explains lines it
+//! does not show (issue 21); `cargo xtask hint` does not give it.
+//!
 //! Text before the first section is a note for maintainers and is not shown.
 //! `cargo xtask hint NN` shows the tiers one at a time; the book folds each
 //! into its own `<details>` in the chapter's Exercise section.
@@ -39,7 +44,12 @@ pub struct Hints {
     pub gap: String,
     /// The text of each tier, in the order of [`TIERS`], trimmed.
     pub tiers: [String; 3],
+    /// The optional walk through the reference code, shown with it.
+    pub explained: Option<String>,
 }
+
+/// The optional fourth heading: prose about the solution's lines.
+pub const EXPLAINED: &str = "How the solution works";
 
 /// `tests/hints/ch03.md`.
 pub fn path(chapter: &Chapter) -> PathBuf {
@@ -99,11 +109,19 @@ pub fn parse(text: &str) -> Result<Vec<Hints>, Vec<String>> {
         }
     }
     let mut hints = Vec::new();
-    for (gap, tiers) in sections {
+    for (gap, mut tiers) in sections {
+        let explained = match tiers.last() {
+            Some((heading, _)) if heading == EXPLAINED && tiers.len() == TIERS.len() + 1 => tiers
+                .pop()
+                .map(|(_, lines)| lines.join("\n").trim().to_string())
+                .filter(|text| !text.is_empty()),
+            _ => None,
+        };
         let headings: Vec<&str> = tiers.iter().map(|(heading, _)| heading.as_str()).collect();
         if headings != TIERS {
             errors.push(format!(
-                "{gap}: the tiers must be exactly `## {}`, in this order (found: {})",
+                "{gap}: the tiers must be exactly `## {}`, in this order, then optionally \
+                 `## {EXPLAINED}` (found: {})",
                 TIERS.join("`, `## "),
                 if headings.is_empty() {
                     "none".to_string()
@@ -123,7 +141,11 @@ pub fn parse(text: &str) -> Result<Vec<Hints>, Vec<String>> {
             }
         }
         let tiers: [String; 3] = bodies.try_into().expect("three tiers");
-        hints.push(Hints { gap, tiers });
+        hints.push(Hints {
+            gap,
+            tiers,
+            explained,
+        });
     }
     if errors.is_empty() {
         Ok(hints)
@@ -257,6 +279,22 @@ mod tests {
         assert_eq!(hints[0].tiers[0], "In `f`.");
         assert_eq!(hints[0].tiers[2], "```rust\n# not a heading\n```");
         assert_eq!(fenced_lines(&hints[0].tiers[1]), ["-> 1"]);
+        assert_eq!(hints[0].explained, None);
+    }
+
+    #[test]
+    fn reads_the_optional_walk_through_the_solution() {
+        let text = format!("{GOOD}## How the solution works\n\n1. `f` does it.\n");
+        let hints = parse(&text).unwrap();
+        assert_eq!(hints[0].explained.as_deref(), Some("1. `f` does it."));
+        let misplaced = GOOD.replace(
+            "## The shape of the code",
+            "## How the solution works\nx\n## The shape of the code",
+        );
+        assert!(
+            parse(&misplaced).is_err(),
+            "it comes last, after the three tiers"
+        );
     }
 
     #[test]

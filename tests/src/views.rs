@@ -107,7 +107,15 @@ pub fn files() -> Result<Vec<(PathBuf, String)>, String> {
                 order.push((None, scenario.clone()));
             }
         }
-        let mut shown: BTreeMap<String, Shown> = BTreeMap::new();
+        // A chapter split into sub-pages shows a large frame once, on the
+        // first page (in reading order) that has it; later pages fold it and
+        // link back to that page.
+        let reading = |page: &Option<String>| {
+            let main = format!("{}.md", chapter.dir);
+            (page.as_deref() == Some(main.as_str())) as u8
+        };
+        order.sort_by_key(|(page, _)| if page.is_some() { reading(page) } else { 2 });
+        let mut shown = Shown::default();
         for (page, scenario) in order {
             let path = chapter.transcript_path(&scenario);
             let text = fs::read_to_string(&path)
@@ -117,7 +125,10 @@ pub fn files() -> Result<Vec<(PathBuf, String)>, String> {
             transcript.name = scenario.clone();
             let mut alone = Shown::default();
             let seen = match page {
-                Some(page) => shown.entry(page).or_default(),
+                Some(page) => {
+                    shown.page = Some(page);
+                    &mut shown
+                }
                 None => &mut alone,
             };
             files.push((
@@ -134,7 +145,200 @@ pub fn files() -> Result<Vec<(PathBuf, String)>, String> {
 /// id): where each was first, as `(scenario, frame number)`.
 #[derive(Default)]
 pub struct Shown {
-    frames: BTreeMap<String, (String, usize, Option<Value>)>,
+    frames: BTreeMap<String, (String, usize, Option<Value>, Option<String>)>,
+    /// The page (`07-agent-loop-tour.md`) the view being rendered is on.
+    page: Option<String>,
+    /// Model requests by everything but their `messages` (the model, the
+    /// system prompt, the tools): where such a request was first shown.
+    requests: BTreeMap<String, (String, usize, Option<String>)>,
+    /// Tool definitions in model requests, by their JSON: where each was
+    /// first shown.
+    tools: BTreeMap<String, (String, usize, Option<String>)>,
+}
+
+/// Whether a view's first model request carries tool definitions an
+/// earlier view of the page or chapter showed.
+fn known_tools(value: &Value, shown: &Shown) -> bool {
+    value
+        .get("tools")
+        .and_then(Value::as_array)
+        .is_some_and(|tools| {
+            tools
+                .iter()
+                .any(|tool| shown.tools.contains_key(&tool.to_string()))
+        })
+}
+
+/// Where a frame was first shown, for a summary or a sentence: ` of
+/// <code>ch09/tour</code> on <a …>its page</a>`, or ` above`.
+fn first_shown(
+    (scenario, _, page): &(String, usize, Option<String>),
+    chapter: &Chapter,
+    transcript: &Transcript,
+    shown: &Shown,
+) -> String {
+    let whose = if *scenario == transcript.name {
+        String::new()
+    } else {
+        format!(" of <code>{}/{scenario}</code>", chapter.id())
+    };
+    let place = match page {
+        Some(page) if shown.page.as_ref() != Some(page) => format!(
+            " on <a href=\"{}\">{}</a>",
+            page.replace(".md", ".html"),
+            page_title(page)
+        ),
+        _ => " above".to_string(),
+    };
+    format!("{whose}{place}")
+}
+
+/// A view's first model request some of whose tool definitions an earlier
+/// view showed: those are named, the rest of the request is printed, and
+/// the whole request is folded.
+fn fewer_tools(
+    out: &mut String,
+    text: &str,
+    value: &Value,
+    chapter: &Chapter,
+    transcript: &Transcript,
+    shown: &Shown,
+) {
+    let tools = value
+        .get("tools")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let (known, new): (Vec<Value>, Vec<Value>) = tools
+        .into_iter()
+        .partition(|tool| shown.tools.contains_key(&tool.to_string()));
+    let origins: Vec<&(String, usize, Option<String>)> = known
+        .iter()
+        .filter_map(|tool| shown.tools.get(&tool.to_string()))
+        .collect();
+    let names: Vec<String> = known
+        .iter()
+        .map(|tool| {
+            let name = tool.get("name").and_then(Value::as_str).unwrap_or("?");
+            format!("<code>{name}</code>")
+        })
+        .collect();
+    let whence = match origins.first() {
+        Some(first)
+            if origins
+                .iter()
+                .all(|origin| origin.1 == first.1 && origin.0 == first.0) =>
+        {
+            format!(
+                "as in frame {}{}",
+                first.1,
+                first_shown(first, chapter, transcript, shown)
+            )
+        }
+        _ => "as earlier views of this chapter show them".to_string(),
+    };
+    let _ = writeln!(
+        out,
+        "Its tools {} are defined {whence}; the rest of the request:\n",
+        names.join(", ")
+    );
+    let mut rest = value.clone();
+    if let Some(map) = rest.as_object_mut() {
+        map.insert("tools".to_string(), Value::Array(new));
+    }
+    let rest = serde_json::to_string(&rest).unwrap_or_default();
+    fence(out, "json", &pretty_json(&rest));
+    let _ = writeln!(out, "<details>\n<summary>The whole request</summary>\n");
+    fence(out, "json", &pretty_json(text));
+    let _ = writeln!(out, "</details>\n");
+}
+
+/// A model request without its conversation: what most requests of a
+/// chapter share.
+fn settings_key(value: &Value) -> String {
+    let mut value = value.clone();
+    if let Value::Object(map) = &mut value {
+        map.remove("messages");
+    }
+    value.to_string()
+}
+
+/// A view's first model request whose settings (model, system prompt,
+/// tools) an earlier view showed: only its messages, the whole request
+/// folded.
+fn same_settings(
+    out: &mut String,
+    text: &str,
+    value: &Value,
+    (scenario, number, page): &(String, usize, Option<String>),
+    chapter: &Chapter,
+    transcript: &Transcript,
+    shown: &Shown,
+) {
+    let whose = if *scenario == transcript.name {
+        String::new()
+    } else {
+        format!(" of <code>{}/{scenario}</code>", chapter.id())
+    };
+    let place = match page {
+        Some(page) if shown.page.as_ref() != Some(page) => format!(
+            " on <a href=\"{}\">{}</a>",
+            page.replace(".md", ".html"),
+            page_title(page)
+        ),
+        _ => " above".to_string(),
+    };
+    let keys: Vec<String> = value
+        .as_object()
+        .map(|map| {
+            map.keys()
+                .filter(|key| *key != "messages")
+                .map(|key| format!("<code>{key}</code>"))
+                .collect()
+        })
+        .unwrap_or_default();
+    let _ = writeln!(
+        out,
+        "Its {} are those of frame {number}{whose}{place}; its messages:\n",
+        keys.join(", ")
+    );
+    let messages = value.get("messages").cloned().unwrap_or(Value::Null);
+    let messages = serde_json::to_string(&messages).unwrap_or_default();
+    fence(out, "json", &pretty_json(&messages));
+    let _ = writeln!(out, "<details>\n<summary>The whole request</summary>\n");
+    fence(out, "json", &pretty_json(text));
+    let _ = writeln!(out, "</details>\n");
+}
+
+/// The page's title, its first line without `# ` and `Chapter N: `, for a
+/// link back to the page that showed a frame first.
+fn page_title(page: &str) -> String {
+    let text = fs::read_to_string(course::root().join("book/src").join(page)).unwrap_or_default();
+    let title = text
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .trim_start_matches('#')
+        .trim();
+    let title = match title.split_once(": ") {
+        Some((chapter, rest)) if chapter.starts_with("Chapter ") => rest,
+        _ => title,
+    };
+    // Raw HTML: Markdown's `code` is written out.
+    let mut html = String::new();
+    for (index, part) in title
+        .replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .split('`')
+        .enumerate()
+    {
+        if index % 2 == 1 {
+            html += &format!("<code>{part}</code>");
+        } else {
+            html += part;
+        }
+    }
+    html
 }
 
 /// A frame this long (pretty-printed lines) is shown once per page; again,
@@ -145,6 +349,7 @@ const REPEAT_LINES: usize = 8;
 /// rest, so a long run does not push the page's prose screens apart.
 const LONG_RUN: usize = 12;
 const RUN_HEAD: usize = 8;
+const RUN_LINES: usize = 100;
 
 /// The key under which a frame counts as already shown.
 fn repeat_key(value: &Value) -> String {
@@ -999,23 +1204,36 @@ pub fn render_on_page(
     }
     // From chapter 3 on, the opening handshake is chapter 2's lesson:
     // folded, so that the frames the scenario is about come first.
+    // From chapter 8 on, a host's `tools/list` after it is chapter 6's
+    // lesson too (chapter 7 shows it: the names the model may not get).
+    let catalogue = transcript.runner == Runner::Agent && chapter.number >= 8;
     let handshake = if chapter.number >= 3 {
         steps
             .iter()
-            .take_while(|step| {
-                matches!(
-                    step.method.as_deref(),
-                    Some("initialize" | "notifications/initialized")
-                )
+            .take_while(|step| match step.method.as_deref() {
+                Some("initialize" | "notifications/initialized") => true,
+                Some("tools/list") => catalogue,
+                _ => false,
             })
             .count()
     } else {
         0
     };
+    let listed = steps[..handshake]
+        .iter()
+        .any(|step| step.method.as_deref() == Some("tools/list"));
     let mut previous_request: Option<Value> = None;
     let folded_run = steps.len() >= LONG_RUN && handshake < RUN_HEAD;
+    let mut run_folded = false;
+    let mut shown_from = out.len();
     for step in &steps {
-        if folded_run && step.number == RUN_HEAD + 1 {
+        // The run folds after RUN_HEAD frames, or earlier once two frames
+        // past the handshake have filled RUN_LINES lines (a model request
+        // with a dozen tool definitions is a screen by itself).
+        let long_enough =
+            step.number > handshake + 2 && out[shown_from..].lines().count() > RUN_LINES;
+        if folded_run && !run_folded && (step.number == RUN_HEAD + 1 || long_enough) {
+            run_folded = true;
             let _ = writeln!(
                 out,
                 "<details>\n<summary>Frames {} to {}: the rest of the run</summary>\n",
@@ -1027,8 +1245,13 @@ pub fn render_on_page(
             let _ = writeln!(
                 out,
                 "<details>\n<summary>Frames 1 to {handshake}: the handshake \
-                 (<code>initialize</code>, its result, <code>notifications/initialized</code>), \
-                 as in chapter 2</summary>\n"
+                 (<code>initialize</code>, its result, <code>notifications/initialized</code>)\
+                 {}</summary>\n",
+                if listed {
+                    " and <code>tools/list</code>, as in chapters 2 and 6"
+                } else {
+                    ", as in chapter 2"
+                }
             );
         }
         let first = &transcript.frames[step.frames[0]];
@@ -1042,7 +1265,34 @@ pub fn render_on_page(
         );
         match json_of(raw, first) {
             Some((text, value)) if first.direction == Direction::HostToModel => {
-                model_request(&mut out, &text, &value, previous_request.as_ref());
+                let settings = settings_key(&value);
+                let earlier = shown.requests.get(&settings).cloned();
+                match (&previous_request, earlier) {
+                    (None, Some(earlier)) => same_settings(
+                        &mut out, &text, &value, &earlier, chapter, transcript, shown,
+                    ),
+                    (None, None) if known_tools(&value, shown) => {
+                        fewer_tools(&mut out, &text, &value, chapter, transcript, shown)
+                    }
+                    _ => model_request(&mut out, &text, &value, previous_request.as_ref()),
+                }
+                for tool in value
+                    .get("tools")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                {
+                    shown.tools.entry(tool.to_string()).or_insert((
+                        transcript.name.clone(),
+                        step.number,
+                        shown.page.clone(),
+                    ));
+                }
+                shown.requests.entry(settings).or_insert((
+                    transcript.name.clone(),
+                    step.number,
+                    shown.page.clone(),
+                ));
                 previous_request = Some(value);
             }
             Some((text, value)) => {
@@ -1052,18 +1302,27 @@ pub fn render_on_page(
                     transcript.name.clone(),
                     step.number,
                     value.get("id").cloned(),
+                    shown.page.clone(),
                 );
                 let big = pretty.lines().count() >= REPEAT_LINES;
                 match shown.frames.get(&key).filter(|_| big) {
-                    Some((scenario, number, id)) => {
+                    Some((scenario, number, id, page)) => {
                         let whose = if *scenario == transcript.name {
                             String::new()
                         } else {
                             format!(" of <code>{}/{scenario}</code>", chapter.id())
                         };
+                        let place = match page {
+                            Some(page) if shown.page.as_ref() != Some(page) => format!(
+                                " on <a href=\"{}\">{}</a>",
+                                page.replace(".md", ".html"),
+                                page_title(page)
+                            ),
+                            _ => " above".to_string(),
+                        };
                         let _ = writeln!(
                             out,
-                            "<details>\n<summary>The same frame as frame {number}{whose} above\
+                            "<details>\n<summary>The same frame as frame {number}{whose}{place}\
                              {}</summary>\n",
                             if value.get("id") != id.as_ref() {
                                 ", the id aside"
@@ -1096,9 +1355,10 @@ pub fn render_on_page(
         }
         if handshake >= 2 && step.number == handshake {
             out += "</details>\n\n";
+            shown_from = out.len();
         }
     }
-    if folded_run {
+    if run_folded {
         out += "</details>\n\n";
     }
     let _ = writeln!(
