@@ -1,9 +1,9 @@
 //! The agent loop, and the few helpers it leans on: the tools as the model
 //! sees them and the request body. Chapter 9 runs the loop once per
 //! context: the main conversation, and each subagent's, all sharing one
-//! `Harness` (`harness.rs`). Chapter 10 fires the hooks at the loop's fixed
-//! points: the prompt and the final answer here, and every tool call goes
-//! through the fence (`fence.rs`).
+//! `Harness` (`harness.rs`). Chapter 10 sent every tool call through the
+//! fence (`fence.rs`); chapter 11 fires the hooks at the loop's other fixed
+//! points: the prompt and the final answer here.
 
 use serde_json::{Value, json};
 use tokio::sync::Semaphore;

@@ -42,7 +42,8 @@ pub const EVENTS: &[&str] = &[
 ];
 
 /// The hooks of a settings file, each group's matcher read by
-/// `Matcher::parse` (chapter 10's, in wire-host) (wire-host's `settings` reads the file).
+/// `Matcher::parse` (chapter 10's, in wire-host; wire-host's `settings`
+/// reads the file).
 pub type Settings = settings::Settings<Matcher>;
 
 /// Reads the hooks of a settings file, and says on stderr what it skipped.
@@ -135,8 +136,8 @@ impl Hooks {
     /// without matchers have none), all at the same time; `inside` is the
     /// subagent's id and type when one fires it. Two groups that name the
     /// same command run it once (Claude Code dedupes identical handlers;
-    /// see `Settings::handlers` in wire-host). Returns what they decided, and one line per hook
-    /// for the user.
+    /// see `Settings::handlers` in wire-host). Returns what they decided,
+    /// and one line per hook for the user.
     pub async fn fire(
         &self,
         event: &Event<'_>,

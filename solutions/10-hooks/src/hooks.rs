@@ -1,5 +1,6 @@
 //! Hooks in Claude Code's format: commands the harness runs at fixed
-//! points of the loop, whatever the model says. `settings.json` maps an
+//! points of the loop, whatever the model says (here, before every tool
+//! call: PreToolUse; chapter 11 adds the loop's other points). `settings.json` maps an
 //! event to matcher groups, each with its commands; a command gets the
 //! event as JSON on stdin and answers with its exit status, stderr, and
 //! (optionally) JSON on stdout.
@@ -121,8 +122,8 @@ impl Hooks {
     /// without matchers have none), all at the same time; `inside` is the
     /// subagent's id and type when one fires it. Two groups that name the
     /// same command run it once (Claude Code dedupes identical handlers;
-    /// see `Settings::handlers` in wire-host). Returns what they decided, and one line per hook
-    /// for the user.
+    /// see `Settings::handlers` in wire-host). Returns what they decided,
+    /// and one line per hook for the user.
     pub async fn fire(
         &self,
         event: &Event<'_>,

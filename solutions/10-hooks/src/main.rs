@@ -27,8 +27,8 @@ use agent::{Harness, Log};
 use wire_host::host::{self, Host};
 use wire_host::model;
 use wire_host::{agents, resource_tool, skill_tools, skills, tokens};
-// Chapter 10's given parts: the Bash tool it fences and the hook events'
-// wire shape (support-own modules of `wire-host`, no chapter's lesson).
+// Chapter 10's given parts: the Bash tool it fences, the hook events' wire
+// shape, the session (support-own modules of `wire-host`, no lesson).
 use wire_host::cli::HookOptions;
 use wire_host::session::{DemoFile, Session};
 use wire_host::{bash, events};
