@@ -32,6 +32,7 @@ pub const SEQUENCES: &[(&str, &str)] = &[
     ("ch08", "tour"),
     ("ch09", "tour"),
     ("ch10", "block_rm"),
+    ("ch11", "stop_refused_twice"),
     ("ch12", "tour"),
     ("ch12", "both_eras"),
     ("ch13", "tour"),

@@ -592,8 +592,10 @@ fn describe_hook_answer(step: &mut Step, value: &Value) {
     let decides = match (exit, decision) {
         (2, _) => "block".to_string(),
         (_, Some(decision)) => decision,
-        (0, None) => "go on".to_string(),
-        (_, None) => "go on (a non-blocking error)".to_string(),
+        // "No objection" reads true for every event: before a call it
+        // runs, at a Stop the run may end.
+        (0, None) => "no objection".to_string(),
+        (_, None) => "no objection (a non-blocking error)".to_string(),
     };
     step.style = if exit == 2 {
         Style::Error

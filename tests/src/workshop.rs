@@ -69,6 +69,8 @@ pub const SECOND_DAY: &[Row] = &[
     Break("Break", 15),
     Page("10-hooks.md"),
     Break("Lunch", 60),
+    Page("11-lifecycle.md"),
+    Break("Break", 15),
     Page("12-stateless.md"),
     Break("Break", 15),
     Page("13-http.md"),
