@@ -29,7 +29,7 @@ progress:
 reset NN:
     cargo xtask reset {{NN}}
 
-# Play chapter NN's tour against its server, every frame shown both ways (hosts: their demo, traced). --starter for your crate.
+# Play chapter NN's tour against its server, every frame shown both ways (hosts: their demo, traced). --mine for your crate.
 run NN *FLAGS:
     cargo xtask run {{NN}} {{FLAGS}}
 
@@ -37,11 +37,11 @@ run NN *FLAGS:
 diff NN:
     cargo xtask diff {{NN}}
 
-# The book's token tables: what skills cost (chapter 8's binary) or what a delegation saves (chapter 9's); --starter for your crate.
+# The book's token tables: what skills cost (chapter 8's binary) or what a delegation saves (chapter 9's); --mine for your crate.
 measure TABLE *FLAGS:
     cargo xtask measure {{TABLE}} {{FLAGS}}
 
-# Start chapter NN's server and type frames at it; both directions pretty-printed (--starter for your crate).
+# Start chapter NN's server and type frames at it; both directions pretty-printed (--mine for your crate).
 trace NN *FLAGS:
     cargo xtask trace {{NN}} {{FLAGS}}
 

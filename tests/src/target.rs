@@ -63,7 +63,10 @@ impl Target {
             let path = PathBuf::from(args.get(index + 1).ok_or("--bin needs a path")?);
             return Ok(Target::binary(path, ""));
         }
-        let kind = if args.iter().any(|arg| arg == "--starter") {
+        // `--mine`: the learner's crate, chapters/NN (`--starter`, its first
+        // name, still works: the crate starts as the starter).
+        let yours = |arg: &String| arg == "--mine" || arg == "--starter";
+        let kind = if args.iter().any(yours) {
             Kind::Starter
         } else if args.iter().any(|arg| arg == "--solution") {
             Kind::Solution

@@ -60,7 +60,7 @@ fn request(args: &[String]) -> Result<Request, String> {
             "--bin" => {
                 rest.next().ok_or("--bin needs a path")?;
             }
-            "--solution" | "--starter" | "--stretch" => {}
+            "--solution" | "--starter" | "--mine" | "--stretch" => {}
             flag if flag.starts_with('-') => return Err(format!("unknown option {flag}")),
             word => words.push(word),
         }

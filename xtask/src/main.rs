@@ -37,12 +37,14 @@ usage: cargo xtask <command>     (NN: a chapter, written 3, 03 or ch03)
   watch NN [FILTER]            check again on every save
   progress                     every chapter's gaps and scenarios, and what to do next
   reset NN                     chapters/NN back to its starter (your files backed up first)
-  run NN [--starter]           play chapter NN's tour and show every frame both ways
-                               (hosts, from chapter 6: their demo, run with no arguments)
-  trace NN [--starter | --bin PATH] [--stretch]
+  run NN [--mine]              play chapter NN's tour and show every frame both ways
+                               (hosts, from chapter 6: their demo, run with no arguments);
+                               --mine: your chapters/NN crate instead of the solution
+                               (--starter, its old name, still works)
+  trace NN [--mine | --bin PATH] [--stretch]
                                start chapter NN's server; type frames, see both ways
   diff NN                      your chapters/NN crate against the solution, gap by gap
-  measure skills|agents [--starter | --bin PATH]
+  measure skills|agents [--mine | --bin PATH]
                                the book's token tables: what skills cost an idle turn
                                (chapter 8's binary), what a delegation saves (chapter 9's)
   hint NN [GAP]                the next hint for a gap (the first one not written yet)
@@ -118,14 +120,14 @@ fn chapter_arg(args: &[String]) -> Result<Chapter, String> {
 
 /// `measure skills|agents`: the book's measuring tool (`tests/measure`,
 /// package `wire-measure`) driving chapter 8's binary (skills) or chapter
-/// 9's (agents): the reference solution's, or `--starter`, or `--bin PATH`.
+/// 9's (agents): the reference solution's, or `--mine`, or `--bin PATH`.
 /// The chapter's binary starts its own servers, as `cargo run` would.
 fn measure(args: &[String]) -> Result<(), String> {
     let (table, chapter) = match args.first().map(String::as_str) {
         Some("skills") => ("skills", "08"),
         Some("agents") => ("agents", "09"),
         _ => {
-            return Err("usage: cargo xtask measure skills|agents [--starter | --bin PATH]".into());
+            return Err("usage: cargo xtask measure skills|agents [--mine | --bin PATH]".into());
         }
     };
     let chapter = Chapter::find(chapter)?;
@@ -144,7 +146,8 @@ fn measure(args: &[String]) -> Result<(), String> {
     }
 }
 
-/// The binary chosen by `--starter` or `--bin PATH` (default: the solution).
+/// The binary chosen by `--mine` (your crate, chapters/NN; `--starter` is
+/// the same) or `--bin PATH` (default: the solution).
 fn target_arg(args: &[String], chapter: &Chapter) -> Result<Target, String> {
     Target::from_args(args, chapter, Kind::Solution)
 }
