@@ -270,24 +270,13 @@ fn same_settings(
     out: &mut String,
     text: &str,
     value: &Value,
-    (scenario, number, page): &(String, usize, Option<String>),
+    first: &(String, usize, Option<String>),
     chapter: &Chapter,
     transcript: &Transcript,
     shown: &Shown,
 ) {
-    let whose = if *scenario == transcript.name {
-        String::new()
-    } else {
-        format!(" of <code>{}/{scenario}</code>", chapter.id())
-    };
-    let place = match page {
-        Some(page) if shown.page.as_ref() != Some(page) => format!(
-            " on <a href=\"{}\">{}</a>",
-            page.replace(".md", ".html"),
-            page_title(page)
-        ),
-        _ => " above".to_string(),
-    };
+    let number = first.1;
+    let where_first = first_shown(first, chapter, transcript, shown);
     let keys: Vec<String> = value
         .as_object()
         .map(|map| {
@@ -299,7 +288,7 @@ fn same_settings(
         .unwrap_or_default();
     let _ = writeln!(
         out,
-        "Its {} are those of frame {number}{whose}{place}; its messages:\n",
+        "Its {} are those of frame {number}{where_first}; its messages:\n",
         keys.join(", ")
     );
     let messages = value.get("messages").cloned().unwrap_or(Value::Null);

@@ -18,7 +18,6 @@ pub struct Session {
     /// folder, outside the working folder, so the model's `Bash` never
     /// sees it.
     pub folder: PathBuf,
-    made_workdir: bool,
 }
 
 /// A file the demo puts in its fresh working folder: the path under it,
@@ -65,7 +64,6 @@ impl Session {
         let mut session = Session {
             workdir: folder.join("work"),
             folder,
-            made_workdir: chosen.is_none(),
         };
         match chosen {
             Some(dir) => session.workdir = dir.to_path_buf(),
@@ -78,9 +76,9 @@ impl Session {
             write_demo_file(&session.workdir, file)
                 .map_err(|err| format!("cannot set up the demo: {err}"))?;
         }
-        let shown = match session.made_workdir {
-            true => "a fresh temporary folder".to_string(),
-            false => session.workdir.display().to_string(),
+        let shown = match chosen {
+            None => "a fresh temporary folder".to_string(),
+            Some(_) => session.workdir.display().to_string(),
         };
         println!("working folder: {shown}");
         Ok(session)
