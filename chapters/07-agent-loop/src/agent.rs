@@ -7,6 +7,7 @@ use crate::PROGRAM;
 use crate::model::{MAIN, Model};
 use crate::tokens;
 use wire_host::host::Host;
+use wire_host::messages::{Block, Reply, ToolResult, ToolUse};
 
 /// What the model is told about its situation, in every request.
 const SYSTEM: &str = "You are a careful assistant. Use the tools for arithmetic.";
@@ -73,9 +74,9 @@ fn request_body(model: &str, tools: &[Value], messages: &[Value]) -> Value {
 /// Runs one `tool_use` block and returns its `tool_result` block. Every
 /// failure goes back to the model, marked is_error, so it can recover:
 /// a tool it made up, arguments the server refused, a tool that failed.
-async fn run_tool(host: &Host, call: &Value) -> Value {
-    let name = call["name"].as_str().unwrap_or_default();
-    let outcome = host.call_tool(name, call["input"].clone()).await;
+async fn run_tool(host: &Host, call: &ToolUse) -> Block {
+    let name = &call.name;
+    let outcome = host.call_tool(name, call.input.clone()).await;
     // TODO(ch07/tool-result): turn the outcome into a tool_result block
     // for this call's id: the text of the content, and is_error: true when
     // the call failed or the result says isError.
@@ -85,17 +86,13 @@ async fn run_tool(host: &Host, call: &Value) -> Value {
     println!(
         "  {} {name} {} -> {text}",
         if is_error { "error" } else { "tool" },
-        call["input"]
+        call.input
     );
-    let mut block = json!({ "type": "tool_result", "tool_use_id": call["id"], "content": text });
-    if is_error {
-        block["is_error"] = json!(true);
-    }
-    block
+    ToolResult::of(call, text, is_error)
 }
 // ANCHOR_END: run_tool
 
-/// The text blocks of a content list, joined by newlines.
+/// The text blocks of an MCP tool result's content, joined by newlines.
 fn text_of(content: &Value) -> String {
     let texts: Vec<&str> = content
         .as_array()
@@ -119,23 +116,20 @@ fn show_request(turn: u32, request: &Value) {
     );
 }
 
-/// Prints what the model said and returns the tool calls it asked for.
-/// A reply without a content list is not a reply; one cut off at
-/// max_tokens may end inside a tool_use block, so none of its calls runs.
-fn read_reply(reply: &Value) -> Result<Vec<Value>, String> {
-    let content = reply["content"]
-        .as_array()
-        .ok_or(format!("the model's reply has no content list: {reply}"))?;
-    let mut calls = Vec::new();
-    for block in content {
-        match block["type"].as_str() {
-            Some("text") => println!("  model: {}", block["text"].as_str().unwrap_or_default()),
-            Some("tool_use") => calls.push(block.clone()),
-            _ => {}
+/// Reads the reply (`Reply::read`, in wire-host: a reply without a list of
+/// blocks it knows is not a reply), prints what the model said, and
+/// returns it. One cut off at max_tokens may end inside a tool_use block,
+/// so none of its calls runs.
+fn read_reply(body: &Value) -> Result<Reply, String> {
+    let reply = Reply::read(body)?;
+    for block in &reply.content {
+        if let Block::Text { text } = block {
+            println!("  model: {text}");
         }
     }
-    let stop = reply["stop_reason"].as_str().unwrap_or("?");
-    println!("  stop_reason {stop}, {} tool call(s)", calls.len());
+    let stop = reply.stop_reason.as_deref().unwrap_or("?");
+    let calls = reply.tool_uses().len();
+    println!("  stop_reason {stop}, {calls} tool call(s)");
     if stop == "max_tokens" {
         return Err(format!(
             "the reply was cut off at max_tokens ({MAX_TOKENS}); its tool calls may be \
@@ -146,6 +140,6 @@ fn read_reply(reply: &Value) -> Result<Vec<Value>, String> {
     // answer: stop with an error that says the model declined, under
     // #[cfg(feature = "stretch")].
     // END(ch07/refusal)
-    Ok(calls)
+    Ok(reply)
 }
 // ANCHOR_END: show

@@ -7,6 +7,7 @@ use crate::PROGRAM;
 use crate::skill_tools;
 use crate::skills::{self, Skill};
 use wire_host::host::Host;
+use wire_host::messages::{Block, Reply, ToolResult, ToolUse};
 use wire_host::model::{MAIN, Model};
 use wire_host::{show, tokens};
 
@@ -29,15 +30,15 @@ pub async fn run(
     for turn in 1..=cap {
         let request = request_body(model.name(), &system, &tools, &messages);
         show_request(turn, &request);
-        let reply = model.send(MAIN, &request).await?;
-        let calls = read_reply(&reply)?;
-        messages.push(json!({ "role": "assistant", "content": reply["content"] }));
+        let reply = read_reply(&model.send(MAIN, &request).await?)?;
+        messages.push(json!({ "role": "assistant", "content": reply.content }));
+        let calls = reply.tool_uses();
         if calls.is_empty() {
-            return Ok(text_of(&reply["content"]));
+            return Ok(reply.text());
         }
         let mut results = Vec::new();
         for call in calls {
-            results.push(run_tool(host, skills, &call).await);
+            results.push(run_tool(host, skills, call).await);
         }
         messages.push(json!({ "role": "user", "content": results }));
     }
@@ -111,15 +112,15 @@ pub fn request_body(model: &str, system: &str, tools: &[Value], messages: &[Valu
 /// Runs one `tool_use` block and returns its `tool_result` block. Every
 /// failure goes back to the model, marked is_error, so it can recover:
 /// a tool it made up, arguments the server refused, a tool that failed.
-async fn run_tool(host: &Host, skills: &[Skill], call: &Value) -> Value {
-    let name = call["name"].as_str().unwrap_or_default();
+async fn run_tool(host: &Host, skills: &[Skill], call: &ToolUse) -> Block {
+    let name = &call.name;
     // The skill tools run here, in the harness, and answer like a tool
     // result; every other tool is MCP.
     let outcome = if skill_tools::handles(skills, name) {
-        skill_tools::run(skills, name, &call["input"])
+        skill_tools::run(skills, name, &call.input)
             .map(|text| json!({ "content": [{ "type": "text", "text": text }] }))
     } else {
-        host.call_tool(name, call["input"].clone()).await
+        host.call_tool(name, call.input.clone()).await
     };
     let (text, is_error) = match outcome {
         Ok(result) => (text_of(&result["content"]), result["isError"] == true),
@@ -127,17 +128,13 @@ async fn run_tool(host: &Host, skills: &[Skill], call: &Value) -> Value {
     };
     // A skill's text is long: show::tool_call shows its cost in tokens.
     let long = skill_tools::handles(skills, name);
-    let line = show::tool_call(name, &call["input"], &text, is_error, long);
+    let line = show::tool_call(name, &call.input, &text, is_error, long);
     println!("{line}");
-    let mut block = json!({ "type": "tool_result", "tool_use_id": call["id"], "content": text });
-    if is_error {
-        block["is_error"] = json!(true);
-    }
-    block
+    ToolResult::of(call, text, is_error)
 }
 // ANCHOR_END: run_tool
 
-/// The text blocks of a content list, joined by newlines.
+/// The text blocks of an MCP tool result's content, joined by newlines.
 fn text_of(content: &Value) -> String {
     let texts: Vec<&str> = content
         .as_array()
@@ -161,29 +158,26 @@ fn show_request(turn: u32, request: &Value) {
     );
 }
 
-/// Prints what the model said and returns the tool calls it asked for.
-/// A reply without a content list is not a reply; one cut off at
-/// max_tokens may end inside a tool_use block, so none of its calls runs.
-fn read_reply(reply: &Value) -> Result<Vec<Value>, String> {
-    let content = reply["content"]
-        .as_array()
-        .ok_or(format!("the model's reply has no content list: {reply}"))?;
-    let mut calls = Vec::new();
-    for block in content {
-        match block["type"].as_str() {
-            Some("text") => println!("  model: {}", block["text"].as_str().unwrap_or_default()),
-            Some("tool_use") => calls.push(block.clone()),
-            _ => {}
+/// Reads the reply (`Reply::read`, in wire-host: a reply without a list of
+/// blocks it knows is not a reply), prints what the model said, and
+/// returns it. One cut off at max_tokens may end inside a tool_use block,
+/// so none of its calls runs.
+fn read_reply(body: &Value) -> Result<Reply, String> {
+    let reply = Reply::read(body)?;
+    for block in &reply.content {
+        if let Block::Text { text } = block {
+            println!("  model: {text}");
         }
     }
-    let stop = reply["stop_reason"].as_str().unwrap_or("?");
-    println!("  stop_reason {stop}, {} tool call(s)", calls.len());
+    let stop = reply.stop_reason.as_deref().unwrap_or("?");
+    let calls = reply.tool_uses().len();
+    println!("  stop_reason {stop}, {calls} tool call(s)");
     if stop == "max_tokens" {
         return Err(format!(
             "the reply was cut off at max_tokens ({MAX_TOKENS}); its tool calls may be \
              incomplete, so none was run"
         ));
     }
-    Ok(calls)
+    Ok(reply)
 }
 // ANCHOR_END: show

@@ -9,6 +9,7 @@
 
 use serde_json::Value;
 use tokio::sync::Semaphore;
+use wire_host::messages::ToolUse;
 use wire_host::show;
 
 use crate::agent::{self, tool_definitions};
@@ -43,7 +44,7 @@ impl Harness {
 pub fn start<'a>(
     harness: &'a Harness,
     parent: &'a Context,
-    call: &'a Value,
+    call: &'a ToolUse,
     slots: &'a Semaphore,
 ) -> Run<'a, Delegated> {
     Box::pin(run(harness, parent, call, slots))
@@ -55,10 +56,10 @@ pub fn start<'a>(
 pub async fn run(
     harness: &Harness,
     parent: &Context,
-    call: &Value,
+    call: &ToolUse,
     slots: &Semaphore,
 ) -> Delegated {
-    let id = call["id"].as_str().unwrap_or_default();
+    let id = call.id.as_str();
     let offered: Vec<&Agent> = harness.agents.iter().collect();
     // STRETCH(ch09/spawn-allowlist): only the types that the parent's Agent
     // tool offers (offered_types) may run: to the parent, the others do not
@@ -70,7 +71,7 @@ pub async fn run(
         offered.into_iter().filter(offers).collect()
     };
     // END(ch09/spawn-allowlist)
-    let (agent, prompt) = match agents::requested(&offered, &call["input"]) {
+    let (agent, prompt) = match agents::requested(&offered, &call.input) {
         Ok(found) => found,
         Err(refusal) => return (Err(refusal), vec![]),
     };

@@ -37,6 +37,9 @@ pub mod host;
 pub mod join;
 /// Chapter 10: a hook group's matcher.
 pub mod matcher;
+/// The Messages API's content blocks as types, for chapter 7 on (not
+/// generated: the wire's shape, not a lesson).
+pub mod messages;
 /// Chapter 7: the model, scripted or over HTTP.
 pub mod model;
 /// Protective code of chapter 10's Bash tool and hooks, no chapter's lesson:
