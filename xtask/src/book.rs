@@ -53,13 +53,6 @@ const LONG_PAGES: &[(&str, usize)] = &[
     // Two tours in two columns: at 1280 px they stand side by side, so the
     // page is about as tall as the longer one; the estimate adds both.
     ("12-stateless-side.html", 8020),
-    // Front and back matter: prose a little over, to cut or split later
-    // (the workshop page grows by a line of its schedule per new page,
-    // appendix A by a longer link in the chapter 2 view it shows).
-    ("appendix-real-clients.html", 4254),
-    ("appendix-transcripts.html", 5946),
-    ("how-to-use.html", 6160),
-    ("workshop.html", 5092),
 ];
 
 /// A page over budget that is not listed, a listed one that grew, or one
