@@ -476,7 +476,9 @@ fn a_chapters_pages_are_its_page_then_its_sub_pages_in_summary_order() {
             "01-echo.md",
             "01-echo-tour.md",
             "01-echo-framing.md",
-            "01-echo-shutdown.md"
+            "01-echo-shutdown.md",
+            "01-echo-exercise.md",
+            "01-echo-stretch.md"
         ]
     );
 }
