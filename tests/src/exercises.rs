@@ -7,14 +7,21 @@
 //!
 //! - `listings/NN-slug/src/….txt`: each solution file that has gaps, as the
 //!   learner's starter has it but without markers: a gap's code is the
-//!   starter's, after a one-line pointer to the Exercise section (`ANCHOR:`
+//!   starter's, after a one-line pointer to the exercise page (`ANCHOR:`
 //!   lines stay, so the pages' anchors work). Files without gaps have no
 //!   markers: the pages include them from `solutions/` directly. The `.txt`
 //!   ending keeps these copies out of the compiler's and the duplicate
 //!   finder's way: they are generated text, not code anyone edits;
 //! - `exercises/chNN.md`: for each gap, the starter's code, the three hint
 //!   tiers of `tests/hints/chNN.md` each folded in a `<details>`, and last,
-//!   folded too, the reference code.
+//!   folded too, the reference code. The chapter's exercise page
+//!   (`NN-slug-exercise.md`) includes it;
+//! - for a chapter with stretches, `exercises/chNN-stretch.md`: each
+//!   stretch's instruction, the frames of its scenario, its hints and its
+//!   code, folded, for the stretch page (`NN-slug-stretch.md`); and
+//!   `exercises/chNN-stretch-index.md`, one heading and instruction per
+//!   stretch with a link there, for the chapter's page (`NN-slug.md`), where
+//!   the stretch scenarios' `# book:` lines point.
 //!
 //! [`check_built_book`] checks the rendered result.
 
@@ -52,13 +59,38 @@ pub fn exercise_path(chapter: &Chapter) -> PathBuf {
         .join(format!("{}.md", chapter.id()))
 }
 
+/// `book/src/generated/exercises/ch03-stretch.md`: the stretches in full.
+pub fn stretch_path(chapter: &Chapter) -> PathBuf {
+    generated_dir()
+        .join("exercises")
+        .join(format!("{}-stretch.md", chapter.id()))
+}
+
+/// `book/src/generated/exercises/ch03-stretch-index.md`: what each stretch
+/// asks, with a link to the stretch page.
+pub fn stretch_index_path(chapter: &Chapter) -> PathBuf {
+    generated_dir()
+        .join("exercises")
+        .join(format!("{}-stretch-index.md", chapter.id()))
+}
+
+/// `03-add-tool-exercise.md`: the page with the task and the gaps.
+pub fn exercise_page(chapter: &Chapter) -> String {
+    format!("{}-exercise.md", chapter.dir)
+}
+
+/// `03-add-tool-stretch.md`: the page with the stretches in full.
+pub fn stretch_page(chapter: &Chapter) -> String {
+    format!("{}-stretch.md", chapter.dir)
+}
+
 fn generated_dir() -> PathBuf {
     course::root().join("book/src/generated")
 }
 
 /// A solution file as the book's "what changed" diff shows it: the
 /// reference code of each gap stays, the marker lines around it go, and
-/// each stretch goes whole (the Exercise section shows it, folded).
+/// each stretch goes whole (the stretch page shows it, folded).
 /// Empty when the file does not exist.
 pub fn solution_text(chapter: &Chapter, file: &Path) -> String {
     let text = fs::read_to_string(chapter.solution_dir().join(file)).unwrap_or_default();
@@ -108,7 +140,7 @@ pub fn listings(chapter: &Chapter) -> Result<Vec<(PathBuf, String)>, String> {
                 .iter()
                 .position(|line| line.trim_start().starts_with(&stretch))
             {
-                // A stretch is not in the listing: the Exercise section has it.
+                // A stretch is not in the listing: the stretch page has it.
                 if let Some(end) = lines[start..]
                     .iter()
                     .position(|line| line.trim() == closing)
@@ -134,7 +166,7 @@ pub fn listings(chapter: &Chapter) -> Result<Vec<(PathBuf, String)>, String> {
                 .take_while(|c| c.is_whitespace())
                 .collect();
             let mut replacement = vec![format!(
-                "{indent}// Exercise {id}: yours to write; see the Exercise section."
+                "{indent}// Exercise {id}: yours to write; see the chapter's exercise page."
             )];
             replacement.extend(body.lines().map(str::to_string));
             lines.splice(start..=start + end, replacement);
@@ -148,7 +180,7 @@ pub fn listings(chapter: &Chapter) -> Result<Vec<(PathBuf, String)>, String> {
     Ok(files)
 }
 
-/// The chapter's exercise section, included at the end of its `## Exercise`.
+/// The chapter's gaps, included by its exercise page after the task.
 pub fn exercise_section(chapter: &Chapter) -> Result<String, String> {
     let gaps = gaps::gaps(chapter)?;
     let hints = hints::load(chapter)?;
@@ -202,33 +234,73 @@ pub fn exercise_section(chapter: &Chapter) -> Result<String, String> {
             &format!("```rust,ignore\n{}\n```{explained}", dedent(&gap.body)),
         );
     }
-    out += &stretch_section(chapter, &hints)?;
     Ok(out)
 }
 
-/// The stretch exercises, after the gaps: what to write, the frames of
-/// their own scenario, the three hints and the reference code, folded.
-fn stretch_section(chapter: &Chapter, hints: &[hints::Hints]) -> Result<String, String> {
+/// The files under `chapter`'s stretches, as the Markdown list names them.
+fn stretch_files(chapter: &Chapter, regions: &[Gap], stretch: &Gap) -> String {
+    let mut files: Vec<String> = regions
+        .iter()
+        .filter(|region| region.id == stretch.id)
+        .map(|region| format!("`chapters/{}/{}`", chapter.dir, region.file.display()))
+        .collect();
+    files.dedup();
+    files.join(" and ")
+}
+
+/// For the chapter's page: a heading per stretch (the id its scenario's
+/// `# book:` line names), what it asks, and a link to the stretch page.
+/// `None` for a chapter without stretches.
+pub fn stretch_index(chapter: &Chapter) -> Result<Option<String>, String> {
     let stretches = gaps::stretches(chapter)?;
     if stretches.is_empty() {
-        return Ok(String::new());
+        return Ok(None);
     }
+    let regions = gaps::stretch_regions(chapter)?;
+    let page = stretch_page(chapter);
+    let mut out = format!(
+        "<!-- Generated by `cargo xtask changes` from solutions/{dir}: edit that, not this \
+         file. -->\n\n## Stretch\n\nOptional, once the gaps pass. The [stretch page]({page}) \
+         has each one's frames, hints and solution.\n",
+        dir = chapter.dir,
+    );
+    for stretch in &stretches {
+        out += &format!(
+            "\n### Stretch `{id}`\n\n**What to write** (in {files}): {instruction} \
+             [Its frames, hints and solution]({page}#{anchor}).\n",
+            id = stretch.id,
+            files = stretch_files(chapter, &regions, stretch),
+            instruction = stretch.instruction,
+            anchor = crate::book::heading_id(&format!("Stretch `{}`", stretch.id)),
+        );
+    }
+    Ok(Some(out))
+}
+
+/// The stretch exercises, for the stretch page: what to write, the frames
+/// of their own scenario, the three hints and the reference code, folded.
+/// `None` for a chapter without stretches.
+pub fn stretch_section(chapter: &Chapter) -> Result<Option<String>, String> {
+    let stretches = gaps::stretches(chapter)?;
+    if stretches.is_empty() {
+        return Ok(None);
+    }
+    let hints = hints::load(chapter)?;
     let regions = gaps::stretch_regions(chapter)?;
     let n = format!("{:02}", chapter.number);
     let mut out = format!(
-        "\n### Stretch\n\nOptional, once the gaps above pass: each stretch below adds \
+        "<!-- Generated by `cargo xtask changes` from solutions/{dir} and \
+         tests/hints/{id}.md: edit those, not this file. -->\n\n\
+         Optional, once the gaps of [the exercise]({exercise}) pass: each stretch below adds \
          behaviour the core scenarios do not pin. Its code goes under \
          `#[cfg(feature = \"stretch\")]`, so `cargo xtask check {n}` sees your crate \
          as before, and `cargo xtask check {n} --stretch` (`just check {n} --stretch`) builds it \
-         with the feature and plays the stretch's own transcript.\n"
+         with the feature and plays the stretch's own transcript.\n",
+        dir = chapter.dir,
+        id = chapter.id(),
+        exercise = exercise_page(chapter),
     );
     for stretch in &stretches {
-        let mut files: Vec<String> = regions
-            .iter()
-            .filter(|region| region.id == stretch.id)
-            .map(|region| format!("`chapters/{}/{}`", chapter.dir, region.file.display()))
-            .collect();
-        files.dedup();
         let tiers = hints
             .iter()
             .find(|hint| hint.gap == stretch.id)
@@ -241,11 +313,11 @@ fn stretch_section(chapter: &Chapter, hints: &[hints::Hints]) -> Result<String, 
                 )
             })?;
         out += &format!(
-            "\n#### Stretch `{id}`\n\n**What to write** (in {files}, at each \
+            "\n## Stretch `{id}`\n\n**What to write** (in {files}, at each \
              `STRETCH({id})` comment): {instruction}\n\n\
              {{{{#include ../views/{chapter}/{scenario}.md}}}}\n",
             id = stretch.id,
-            files = files.join(" and "),
+            files = stretch_files(chapter, &regions, stretch),
             instruction = stretch.instruction,
             chapter = chapter.id(),
             scenario = course::stretch_scenario(&stretch.id),
@@ -272,7 +344,7 @@ fn stretch_section(chapter: &Chapter, hints: &[hints::Hints]) -> Result<String, 
             &format!("```rust,ignore\n{}\n```", code.join("\n\n")),
         );
     }
-    Ok(out)
+    Ok(Some(out))
 }
 
 /// The starter's code of one gap, as the learner's file holds it.
@@ -310,6 +382,12 @@ pub fn generated() -> Result<Vec<(PathBuf, String)>, String> {
     for chapter in Chapter::all() {
         files.extend(listings(&chapter)?);
         files.push((exercise_path(&chapter), exercise_section(&chapter)?));
+        if let Some(section) = stretch_section(&chapter)? {
+            files.push((stretch_path(&chapter), section));
+        }
+        if let Some(index) = stretch_index(&chapter)? {
+            files.push((stretch_index_path(&chapter), index));
+        }
     }
     Ok(files)
 }
@@ -334,8 +412,8 @@ pub fn refresh(check: bool) -> Result<Vec<String>, String> {
 
 /// Checks the book that `mdbook build book` wrote into `build`: no page
 /// shows a marker line, and the reference code of each gap appears only
-/// inside a `<details>`, on its chapter's page and on the print page.
-/// Returns the problems found.
+/// inside a `<details>`, on each of its chapter's pages (the exercise and
+/// stretch pages included) and on the print page. Returns the problems found.
 pub fn check_built_book(build: &Path) -> Result<Vec<String>, String> {
     let pages: Vec<PathBuf> = generated::files_under(build)
         .into_iter()
@@ -364,15 +442,18 @@ pub fn check_built_book(build: &Path) -> Result<Vec<String>, String> {
     // The print page holds every chapter at once.
     let print = fs::read_to_string(build.join("print.html")).unwrap_or_default();
     for chapter in Chapter::all() {
-        let name = format!("{}.html", chapter.dir);
-        let Ok(html) = fs::read_to_string(build.join(&name)) else {
-            problems.push(format!("{name} is missing from the built book"));
-            continue;
-        };
+        let mut built = vec![("print.html".to_string(), print.clone())];
+        for page in crate::book::chapter_pages(&chapter) {
+            let name = page.replace(".md", ".html");
+            match fs::read_to_string(build.join(&name)) {
+                Ok(html) => built.push((name, html)),
+                Err(_) => problems.push(format!("{name} is missing from the built book")),
+            }
+        }
         let mut regions = gaps::gaps(&chapter)?;
         regions.extend(gaps::stretch_regions(&chapter)?);
         for gap in regions {
-            for (page, html) in [(name.as_str(), &html), ("print.html", &print)] {
+            for (page, html) in &built {
                 if shows_outside_details(html, &gap.body) {
                     problems.push(format!(
                         "{page} shows the solution of {} outside a <details>",

@@ -22,7 +22,7 @@
 //!
 //! Text before the first section is a note for maintainers and is not shown.
 //! `cargo xtask hint NN` shows the tiers one at a time; the book folds each
-//! into its own `<details>` in the chapter's Exercise section.
+//! into its own `<details>` on the chapter's exercise page.
 
 use std::collections::BTreeSet;
 use std::fs;

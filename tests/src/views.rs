@@ -143,7 +143,7 @@ pub fn files() -> Result<Vec<(PathBuf, String)>, String> {
 /// The large frames a page has shown so far, by their JSON without the
 /// `id` (`tools/list`'s result is the same result whatever the request's
 /// id): where each was first, as `(scenario, frame number)`.
-#[derive(Default)]
+#[derive(Default, Clone)]
 pub struct Shown {
     frames: BTreeMap<String, (String, usize, Option<Value>, Option<String>)>,
     /// The page (`07-agent-loop-tour.md`) the view being rendered is on.
@@ -1167,12 +1167,35 @@ pub fn render(chapter: &Chapter, transcript: &Transcript, raw: &str) -> String {
     render_on_page(chapter, transcript, raw, &mut Shown::default())
 }
 
-/// The view, on a page that has already shown the frames in `shown`.
+/// The view, on a page that has already shown the frames in `shown`. A
+/// view that would be longer than a page by itself ([`VIEW_LINES`]) folds
+/// its run however few its steps, the way a long run does: no page could
+/// hold it, and the frames after the fold are the same kind as those before.
 pub fn render_on_page(
     chapter: &Chapter,
     transcript: &Transcript,
     raw: &str,
     shown: &mut Shown,
+) -> String {
+    let mut trial = shown.clone();
+    let out = render_folding(chapter, transcript, raw, &mut trial, false);
+    if out.lines().count() <= VIEW_LINES {
+        *shown = trial;
+        return out;
+    }
+    render_folding(chapter, transcript, raw, shown, true)
+}
+
+/// More Markdown lines than this, and a view folds its run
+/// ([`render_on_page`]): about four screens of frames.
+const VIEW_LINES: usize = 250;
+
+fn render_folding(
+    chapter: &Chapter,
+    transcript: &Transcript,
+    raw: &str,
+    shown: &mut Shown,
+    fold_run: bool,
 ) -> String {
     let steps = steps(transcript, raw);
     let mut out = String::new();
@@ -1214,7 +1237,7 @@ pub fn render_on_page(
         .iter()
         .any(|step| step.method.as_deref() == Some("tools/list"));
     let mut previous_request: Option<Value> = None;
-    let folded_run = steps.len() >= LONG_RUN && handshake < RUN_HEAD;
+    let folded_run = (fold_run || steps.len() >= LONG_RUN) && handshake < RUN_HEAD;
     let mut run_folded = false;
     let mut shown_from = out.len();
     for step in &steps {

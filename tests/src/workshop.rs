@@ -210,7 +210,7 @@ fn table(out: &mut String, heading: &str, rows: &[Row]) -> Result<(), String> {
                 let notes = Notes::load(page)?;
                 teaching += notes.minutes;
                 let demo = notes.demo.unwrap_or_else(|| "—".to_string());
-                (notes.minutes, format!("[{}]({page})", notes.title), demo)
+                (notes.minutes, schedule_link(page, &notes.title), demo)
             }
             Break(name, minutes) => {
                 breaks += minutes;
@@ -229,6 +229,23 @@ fn table(out: &mut String, heading: &str, rows: &[Row]) -> Result<(), String> {
         clock(now)
     );
     Ok(())
+}
+
+/// A schedule row's link. A chapter's notes sit on its last page (what
+/// changed and the recap) but their minutes cover the whole chapter, so the
+/// row names the chapter (`Chapter 2: The handshake`) and links the page it
+/// opens on; any other page by its title.
+fn schedule_link(page: &str, title: &str) -> String {
+    let chapter = course::Chapter::all()
+        .into_iter()
+        .find(|chapter| format!("{}.md", chapter.dir) == page);
+    match chapter {
+        Some(chapter) => {
+            let name = title.split(" — ").next().unwrap_or(title);
+            format!("[{name}]({})", crate::book::first_page(&chapter))
+        }
+        None => format!("[{title}]({page})"),
+    }
 }
 
 /// The text of `book/src/generated/schedule.md`.

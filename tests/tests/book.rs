@@ -24,7 +24,7 @@ fn the_generated_listings_and_exercises_are_up_to_date() {
 }
 
 #[test]
-fn chapter_pages_show_listings_without_answers_and_end_the_exercise_with_hints() {
+fn chapter_pages_show_listings_without_answers_and_the_exercise_its_hints() {
     let mut problems = Vec::new();
     for chapter in Chapter::all() {
         // The chapter's page and its sub-pages: none shows a file with gaps.
@@ -46,21 +46,70 @@ fn chapter_pages_show_listings_without_answers_and_end_the_exercise_with_hints()
                 }
             }
         }
-        let page = fs::read_to_string(chapter.book_page()).unwrap();
-        let name = format!("book/src/{}.md", chapter.dir);
-        let exercise = format!("{{{{#include generated/exercises/{}.md}}}}", chapter.id());
-        let Some(section) = page.split("\n## Exercise\n").nth(1) else {
-            problems.push(format!("{name} has no `## Exercise` section"));
-            continue;
-        };
-        let section = section.split("\n## ").next().unwrap_or_default();
-        if !section.contains(&exercise) {
-            problems.push(format!(
-                "{name}: its Exercise section does not include {exercise}"
-            ));
-        }
+        problems.extend(exercise_page_problems(&chapter));
     }
     assert!(problems.is_empty(), "\n{}", problems.join("\n"));
+}
+
+/// A chapter ends on three pages, in this order in `SUMMARY.md`: the
+/// exercise page (`NN-slug-exercise.md`: the task, how to check it, and the
+/// generated gaps with their hints and solutions), for a chapter with
+/// stretches the stretch page (`NN-slug-stretch.md`, the generated
+/// stretches in full), and the chapter's page (`NN-slug.md`: the stretches'
+/// index, what changed, the questions, the notes and the recap), so that
+/// each fits the page budget.
+fn exercise_page_problems(chapter: &Chapter) -> Vec<String> {
+    let mut problems = Vec::new();
+    let main = format!("{}.md", chapter.dir);
+    let exercise_page = exercises::exercise_page(chapter);
+    let stretch_page = exercises::stretch_page(chapter);
+    let has_stretch = exercises::stretch_section(chapter)
+        .map(|section| section.is_some())
+        .unwrap_or(false);
+    let pages = book::chapter_pages(chapter);
+    let mut expected = vec![exercise_page.clone()];
+    if has_stretch {
+        expected.push(stretch_page.clone());
+    }
+    let tail: Vec<String> = pages
+        .iter()
+        .skip(1)
+        .rev()
+        .take(expected.len())
+        .rev()
+        .cloned()
+        .collect();
+    if tail != expected {
+        problems.push(format!(
+            "SUMMARY.md: the last pages of chapter {} before {main} should be {expected:?}, \
+             nested under the chapter's line like its other pages",
+            chapter.number
+        ));
+    }
+    let read = |page: &str| {
+        fs::read_to_string(course::root().join("book/src").join(page)).unwrap_or_default()
+    };
+    let id = chapter.id();
+    let mut wanted = vec![(
+        exercise_page,
+        format!("{{{{#include generated/exercises/{id}.md}}}}"),
+    )];
+    if has_stretch {
+        wanted.push((
+            stretch_page,
+            format!("{{{{#include generated/exercises/{id}-stretch.md}}}}"),
+        ));
+        wanted.push((
+            main.clone(),
+            format!("{{{{#include generated/exercises/{id}-stretch-index.md}}}}"),
+        ));
+    }
+    for (page, include) in wanted {
+        if !read(&page).contains(&include) {
+            problems.push(format!("book/src/{page} does not include {include}"));
+        }
+    }
+    problems
 }
 
 /// The tested file a listing include shows, as `solutions/NN-slug/src/x.rs`:

@@ -355,9 +355,10 @@ fn every_transcript_points_at_a_book_section_that_exists() {
         if scenarios.is_empty() {
             problems.push(format!("{} has no transcripts", chapter.id()));
         }
-        // A stretch's section is in the generated Exercise section the page includes.
-        let exercises =
-            fs::read_to_string(wire_tests::exercises::exercise_path(&chapter)).unwrap_or_default();
+        // A stretch's heading is in the generated index the chapter's page
+        // includes (the stretch page has it again, in full).
+        let exercises = fs::read_to_string(wire_tests::exercises::stretch_index_path(&chapter))
+            .unwrap_or_default();
         for scenario in scenarios.into_iter().chain(chapter.stretch_scenarios()) {
             let transcript = Transcript::load(&chapter.transcript_path(&scenario)).unwrap();
             let Some(book) = &transcript.book else {
@@ -392,14 +393,14 @@ fn every_transcript_points_at_a_book_section_that_exists() {
 fn every_gap_is_named_in_its_chapter_page() {
     let mut problems = Vec::new();
     for chapter in Chapter::all() {
-        let page = fs::read_to_string(chapter.book_page()).unwrap_or_default();
+        // The task on the exercise page names each gap it asks for.
+        let path = chapter
+            .book_page()
+            .with_file_name(wire_tests::exercises::exercise_page(&chapter));
+        let page = fs::read_to_string(&path).unwrap_or_default();
         for gap in gaps::gaps(&chapter).unwrap() {
             if !page.contains(&gap.id) {
-                problems.push(format!(
-                    "{} does not mention gap {}",
-                    rel(&chapter.book_page()),
-                    gap.id
-                ));
+                problems.push(format!("{} does not mention gap {}", rel(&path), gap.id));
             }
         }
     }
@@ -475,7 +476,9 @@ fn a_chapters_pages_are_its_page_then_its_sub_pages_in_summary_order() {
             "01-echo.md",
             "01-echo-tour.md",
             "01-echo-framing.md",
-            "01-echo-shutdown.md"
+            "01-echo-shutdown.md",
+            "01-echo-exercise.md",
+            "01-echo-stretch.md"
         ]
     );
 }

@@ -70,7 +70,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     } else {
         println!(
             "That was the last hint. The reference code is in the book, under \"Show the \
-             solution\" in the chapter's Exercise section; `cargo xtask diff {n}` compares \
+             solution\" on the chapter's exercise page; `cargo xtask diff {n}` compares \
              yours with it."
         );
     }
