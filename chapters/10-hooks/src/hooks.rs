@@ -109,8 +109,7 @@ impl Hooks {
         let matches = |matcher: &Matcher| target.is_none_or(|target| matcher.matches(target));
         let handlers = self.settings.handlers(name, matches);
         let input = event.input(self.session.common_fields(), inside);
-        let workdir = &self.session.workdir;
-        let results = run_all(&handlers, workdir, &input, DEFAULT_TIMEOUT_S).await;
+        let results = run_all(&handlers, &self.session.workdir, &input, DEFAULT_TIMEOUT_S).await;
         let mut outcome = Outcome::default();
         let mut lines = Vec::new();
         for (handler, ran) in handlers.iter().zip(results) {

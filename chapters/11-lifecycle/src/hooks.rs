@@ -129,13 +129,12 @@ impl Hooks {
         let matches = |matcher: &Matcher| target.is_none_or(|target| matcher.matches(target));
         let handlers = self.settings.handlers(name, matches);
         let input = event.input(self.session.common_fields(), inside);
-        let workdir = &self.session.workdir;
         // UserPromptSubmit hooks hold up the user, so their default is shorter.
         let default = match event {
             Event::UserPromptSubmit { .. } => PROMPT_TIMEOUT_S,
             _ => DEFAULT_TIMEOUT_S,
         };
-        let results = run_all(&handlers, workdir, &input, default).await;
+        let results = run_all(&handlers, &self.session.workdir, &input, default).await;
         let mut outcome = Outcome::default();
         let mut lines = Vec::new();
         for (handler, ran) in handlers.iter().zip(results) {

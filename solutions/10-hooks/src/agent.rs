@@ -148,9 +148,12 @@ fn remember(context: &Context, messages: &mut Vec<Value>, message: Value) {
 // ANCHOR: dispatch
 // ANCHOR: run_tool
 /// Runs one `tool_use` block and returns its `tool_result` block, with
-/// the lines to print, and a hook's `stopReason` if one stopped the run.
-/// Chapter 10 puts the fence in its path: a call the PreToolUse hooks
-/// refuse never runs, and its refusal is its result.
+/// the lines to print. Every failure goes back to the model, marked
+/// is_error, so it can recover: a tool it was not given, arguments the
+/// server refused, a tool that failed, a subagent that failed. Chapter 10
+/// puts the fence in its path: a call the PreToolUse hooks refuse never
+/// runs, and its refusal is its result; a hook's `stopReason`, if one
+/// stopped the run, comes back too.
 async fn run_tool(harness: &Harness, context: &Context, call: &Value, slots: &Semaphore) -> Done {
     let name = call["name"].as_str().unwrap_or_default();
     let mut lines = Vec::new();
@@ -225,10 +228,8 @@ async fn dispatch(
     }
 }
 
-/// The `tool_result` block of a call's outcome, and the lines to print.
-/// Every failure goes back to the model, marked is_error, so it can
-/// recover: a tool it was not given, a call a hook refused, arguments the
-/// server refused, a tool that failed, a subagent that failed.
+/// The `tool_result` block of a call's outcome (a failure marked
+/// is_error), and the lines to print.
 fn finish(
     harness: &Harness,
     call: &Value,
