@@ -7,19 +7,17 @@
 //!
 //! No hook can take the harness down: one that cannot start, crashes,
 //! outlives its timeout or prints malformed JSON is reported and gives no
-//! decision, unless its handler says `onFailure: "block"`. Reading the
-//! settings file, starting a handler and the events' input are given, in
-//! wire-host (`settings.rs`, `events.rs`).
-
-use std::path::{Path, PathBuf};
+//! decision, unless its handler says `onFailure: "block"`. The settings,
+//! the handlers' runs, the events' input and one hook's JSON answer are
+//! read in wire-host (`settings.rs`, `events.rs`); what an exit code
+//! means, and which of several answers wins, are this module's.
 
 use serde_json::Value;
-use wire_host::events::{Answer, capped, common_fields};
-use wire_host::join::{Run, join_all};
-use wire_host::settings::{self, Ran};
+use wire_host::events::{Answer, Said, first_line};
+use wire_host::session::Session;
+use wire_host::settings::{Settings, run_all};
 
-use crate::PROGRAM;
-use crate::events::Event;
+use crate::events::{Event, Permission};
 use crate::matcher::Matcher;
 
 /// A command hook's timeout unless it sets one (seconds), Claude Code's.
@@ -29,27 +27,6 @@ const DEFAULT_TIMEOUT_S: u64 = 600;
 /// Chapter 10 fires only PreToolUse, the fence; chapter 11 adds the others
 /// (Claude Code has more; any other is reported and skipped).
 pub const EVENTS: &[&str] = &["PreToolUse"];
-
-/// The hooks of a settings file, each group's matcher read by
-/// `Matcher::parse` (`matcher.rs`) (wire-host's `settings` reads the file).
-pub type Settings = settings::Settings<Matcher>;
-
-/// Reads the hooks of a settings file, and says on stderr what it skipped.
-pub fn load(path: &Path) -> Result<Settings, String> {
-    let settings = settings::load(path, EVENTS, Matcher::parse)?;
-    for line in &settings.skipped {
-        eprintln!("{PROGRAM}: {line}");
-    }
-    Ok(settings)
-}
-
-/// What a `PreToolUse` hook decided about the call.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Permission {
-    Allow,
-    Ask,
-    Deny,
-}
 
 /// What the hooks of one event decided, together.
 #[derive(Debug, Default)]
@@ -86,26 +63,31 @@ impl Outcome {
         self.block = Some(reason);
     }
 
-    /// Claude Code's cap on each string a hook adds (10,000 characters).
-    fn cap(&mut self) {
-        self.block = self.block.take().map(capped);
-        self.context = std::mem::take(&mut self.context)
-            .into_iter()
-            .map(capped)
-            .collect();
-        if let Some((_, reason)) = &mut self.permission {
-            *reason = capped(std::mem::take(reason));
+    // ANCHOR: fold
+    /// One hook's JSON answer (read by wire-host's `Answer::said`), folded
+    /// in: a decision by `decide`, a block by `refuse`; a later hook's stop
+    /// or new input replaces an earlier one's. Returns the hook's line.
+    fn fold(&mut self, said: Said) -> String {
+        self.stop = said.stop.or(self.stop.take());
+        if let Some((permission, reason)) = said.permission {
+            self.decide(permission, reason);
         }
+        if let Some(reason) = said.block {
+            self.refuse(reason);
+        }
+        self.updated_input = said.updated_input.or(self.updated_input.take());
+        self.context.extend(said.context);
+        said.line
     }
+    // ANCHOR_END: fold
 }
 
-/// Everything a hook needs besides its event: the settings, and the
-/// session's common input fields.
+/// Everything a hook needs besides its event: the hooks of the settings
+/// file, each group's matcher read by `Matcher::parse` (`matcher.rs`), and
+/// the session, whose fields every event's input carries.
 pub struct Hooks {
-    pub settings: Settings,
-    pub session_id: String,
-    pub transcript_path: PathBuf,
-    pub workdir: PathBuf,
+    pub settings: Settings<Matcher>,
+    pub session: Session,
 }
 
 impl Hooks {
@@ -126,53 +108,24 @@ impl Hooks {
         let target = event.target();
         let matches = |matcher: &Matcher| target.is_none_or(|target| matcher.matches(target));
         let handlers = self.settings.handlers(name, matches);
-        let common = common_fields(&self.session_id, &self.transcript_path, &self.workdir);
-        let stdin = event.input(common, inside).to_string().into_bytes();
-        let runs: Vec<Run<'_, Ran>> = handlers
-            .iter()
-            .map(|handler| {
-                Box::pin(handler.run(&self.workdir, stdin.clone(), DEFAULT_TIMEOUT_S))
-                    as Run<'_, Ran>
-            })
-            .collect();
-        let results = join_all(runs).await;
+        let input = event.input(self.session.common_fields(), inside);
+        let results = run_all(&handlers, &self.session.workdir, &input, DEFAULT_TIMEOUT_S).await;
         let mut outcome = Outcome::default();
         let mut lines = Vec::new();
-        for (handler, result) in handlers.iter().zip(results) {
-            let line = capped(apply(result, handler.fail_closed, &mut outcome));
-            lines.push(format!("  hook {name} {}: {line}", handler.label()));
+        for (handler, ran) in handlers.iter().zip(results) {
+            // A failure blocks only when its handler says onFailure: "block".
+            let read = |code, stdout: &str, stderr: &str| {
+                exited(event, code, stdout, stderr, &mut outcome)
+            };
+            let (line, failed_closed) = handler.read(name, ran, read);
+            if let Some(reason) = failed_closed {
+                outcome.refuse(reason);
+            }
+            lines.push(line);
         }
-        outcome.cap();
         (outcome, lines)
     }
     // ANCHOR_END: fire
-}
-
-/// Folds one hook's run into the event's outcome, and says in one line
-/// what it did. A hook that cannot start, outlives its timeout, dies of a
-/// signal or exits with a code that means nothing decides nothing, unless
-/// its handler says `onFailure: "block"`: then its failure blocks.
-fn apply(ran: Ran, fail_closed: bool, outcome: &mut Outcome) -> String {
-    let failed = match ran {
-        Ran::Exited {
-            code: Some(code),
-            stdout,
-            stderr,
-        } => match exited(code, &stdout, &stderr, outcome) {
-            Ok(line) => return line,
-            Err(line) => line,
-        },
-        // It could not start, outlived its timeout or died of a signal.
-        other => other.failure().unwrap_or_default(),
-    };
-    if !fail_closed {
-        return failed;
-    }
-    // A fence that fails closed in Claude Code must not fail open here.
-    let failed = failed.trim_end_matches("; no decision");
-    let reason = format!("the hook failed, and its onFailure is \"block\" ({failed})");
-    outcome.refuse(reason);
-    format!("failed ({failed}); its onFailure is \"block\": blocked")
 }
 
 // ANCHOR: exited
@@ -181,70 +134,24 @@ fn apply(ran: Ran, fail_closed: bool, outcome: &mut Outcome) -> String {
 /// on every exit code. Exit 2 blocks, with the JSON's blocking reason if it
 /// gives one, else stderr. Exit 0 without JSON decides nothing. `Err` is a
 /// failure: any other code without JSON, which decides nothing (unless
-/// `onFailure` says block: `apply`'s part).
-fn exited(code: i32, stdout: &str, stderr: &str, outcome: &mut Outcome) -> Result<String, String> {
+/// `onFailure` says block: `Handler::read`'s part, in wire-host).
+fn exited(
+    event: &Event<'_>,
+    code: i32,
+    stdout: &str,
+    stderr: &str,
+    outcome: &mut Outcome,
+) -> Result<String, String> {
     let json = Answer::read(stdout);
     // TODO(ch10/exit-codes): exit 2 refuses (outcome.refuse) with the JSON's
-    // own reason (Answer::block_reason) or else stderr trimmed, and reads
-    // a JSON answer too; on any other code a JSON answer is read_json's;
-    // exit 0 decides nothing (say when its stdout is not a JSON object);
-    // any other code is an Err. Each arm gives the hook's line, as the
-    // transcripts show it.
-    let _ = (json, outcome, read_json, stderr, first_line);
+    // own reason (Answer::block_reason) or else stderr trimmed, and folds
+    // a JSON answer in too; on any other code a JSON answer is
+    // outcome.fold's, of what answer.said(event) reads; exit 0
+    // decides nothing (say when its stdout is not a JSON object); any other
+    // code is an Err. Each arm gives the hook's line, as the transcripts
+    // show it.
+    let _ = (json, outcome, event, stderr, first_line);
     Ok(format!("exit {code}; TODO(ch10/exit-codes): no decision"))
     // END(ch10/exit-codes)
 }
 // ANCHOR_END: exited
-
-fn first_line(text: &str) -> &str {
-    text.trim().lines().next().unwrap_or_default()
-}
-
-// ANCHOR: read_json
-/// The JSON answer: `continue`/`stopReason`, `systemMessage`,
-/// `decision`/`reason`, and `hookSpecificOutput`.
-fn read_json(answer: &Answer, outcome: &mut Outcome) -> String {
-    let mut said = vec!["json".to_string()];
-    if answer.keep_going == Some(false) {
-        let reason = answer.stop_reason.clone().unwrap_or_default();
-        said.push(format!("stop: {reason}"));
-        outcome.stop = Some(reason);
-    }
-    if let Some(message) = answer.system_message.as_ref().filter(|m| !m.is_empty()) {
-        said.push(format!("message: {message}"));
-    }
-    let specific = answer.specific();
-    // PreToolUse's old top-level decision: approve and block.
-    let decision = answer.decision.as_deref().unwrap_or_default();
-    let permission = match (specific.permission_decision.as_deref(), decision) {
-        (Some("allow"), _) | (None, "approve") => Some(Permission::Allow),
-        (Some("ask"), _) => Some(Permission::Ask),
-        (Some("deny"), _) | (None, "block") => Some(Permission::Deny),
-        _ => None,
-    };
-    if let Some(permission) = permission {
-        let reason = specific.permission_decision_reason.as_ref();
-        let reason = reason
-            .or(answer.reason.as_ref())
-            .cloned()
-            .unwrap_or_default();
-        let word = format!("{permission:?}").to_lowercase();
-        said.push(if reason.is_empty() {
-            word
-        } else {
-            format!("{word}: {reason}")
-        });
-        outcome.decide(permission, reason);
-    }
-    if let Some(input) = &specific.updated_input {
-        let input = Value::Object(input.clone());
-        said.push(format!("updated input: {input}"));
-        outcome.updated_input = Some(input);
-    }
-    if let Some(context) = &specific.additional_context {
-        said.push(format!("context: {context}"));
-        outcome.context.push(context.clone());
-    }
-    said.join(", ")
-}
-// ANCHOR_END: read_json

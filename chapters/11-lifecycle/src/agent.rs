@@ -1,24 +1,30 @@
 //! The agent loop, and the few helpers it leans on: the tools as the model
-//! sees them and the request body. Chapter 9 runs the loop once per
-//! context: the main conversation, and each subagent's, all sharing one
-//! `Harness` (`harness.rs`). Chapter 10 sent every tool call through the
-//! fence (`fence.rs`); chapter 11 fires the hooks at the loop's other fixed
-//! points: the prompt and the final answer here.
+//! sees them, the request body, and running one tool call through MCP.
+//! Chapter 9 runs the loop once per context: the main conversation, and
+//! each subagent's, all sharing one `Harness` (`harness.rs`). An `Agent`
+//! call runs the loop again, for a subagent: the harness hands the loop
+//! the function that does it (`Harness::delegate`), so this module never
+//! imports the one that calls it back. Chapter 10 puts the fence in
+//! `run_tool`: the PreToolUse hooks, and what they allow (`fence.rs`);
+//! chapter 11 fires the hooks at the loop's other fixed points: the prompt
+//! and the final answer here, after a call in `fence.rs`.
 
 use serde_json::{Value, json};
 use tokio::sync::Semaphore;
-use wire_host::join::{Run, join_all};
 
 use crate::PROGRAM;
+use crate::bash;
 use crate::events::Event;
-use crate::fence::{Done, reminder, run_tool};
+use crate::fence::{after_call, permitted};
 use crate::harness::text_of;
-pub use crate::harness::{Context, Harness, Log};
-use crate::host::Host;
+pub use crate::harness::{AGENT, Context, Done, Harness, Log};
+use crate::join::{Run, join_all};
 use crate::resource_tool;
 use crate::skill_tools;
 use crate::skills::{self, Skill};
-use crate::tokens;
+use wire_host::host::Host;
+use wire_host::xml::{reminder, with_reminders};
+use wire_host::{show, tokens};
 
 /// What the model is told about its situation, in every request.
 const SYSTEM: &str = "You are a careful assistant. Use the tools for arithmetic.";
@@ -61,11 +67,8 @@ pub async fn run(
             match stop_refused(harness, context, &answer, refusals > 0, log).await? {
                 Some(content) if refusals < MAX_STOP_REFUSALS => {
                     refusals += 1;
-                    remember(
-                        context,
-                        &mut messages,
-                        json!({ "role": "user", "content": content }),
-                    );
+                    let content = json!({ "role": "user", "content": content });
+                    remember(context, &mut messages, content);
                     continue;
                 }
                 Some(_) => log.say(format!(
@@ -76,11 +79,8 @@ pub async fn run(
             return Ok(answer);
         }
         let (results, stop) = run_calls(harness, context, &calls, log).await;
-        remember(
-            context,
-            &mut messages,
-            json!({ "role": "user", "content": results }),
-        );
+        let results = json!({ "role": "user", "content": results });
+        remember(context, &mut messages, results);
         // A hook's `continue: false`: its stopReason ends the run.
         if let Some(reason) = stop {
             return Err(format!("a hook stopped the run: {reason}"));
@@ -102,7 +102,7 @@ async fn run_calls(
     let slots = Semaphore::new(harness.max_concurrent);
     let runs: Vec<Run<'_, Done>> = calls
         .iter()
-        .map(|call| Box::pin(run_tool(harness, context, call, &slots)) as Run<'_, Done>)
+        .map(|call| Box::pin(run_tool(harness, context, call, &slots)) as Run<'_, _>)
         .collect();
     let mut results = Vec::new();
     let mut stop = None;
@@ -158,11 +158,9 @@ fn fits_the_api(name: &str) -> bool {
 /// The system prompt: the chapter 7 sentence, then the skill catalogue
 /// (tier 1) when there are skills.
 pub fn system_prompt(skills: &[Skill]) -> String {
-    let catalogue = skills::catalogue(skills);
-    if catalogue.is_empty() {
-        SYSTEM.to_string()
-    } else {
-        format!("{SYSTEM}\n\n{catalogue}")
+    match skills::catalogue(skills).as_str() {
+        "" => SYSTEM.to_string(),
+        catalogue => format!("{SYSTEM}\n\n{catalogue}"),
     }
 }
 // ANCHOR_END: system_prompt
@@ -179,6 +177,174 @@ pub fn request_body(model: &str, system: &str, tools: &[Value], messages: &[Valu
     })
 }
 // ANCHOR_END: request_body
+
+/// Adds a message to the conversation and to its transcript file (JSON
+/// lines), which hooks may read at `transcript_path`.
+fn remember(context: &Context, messages: &mut Vec<Value>, message: Value) {
+    wire_host::session::record(PROGRAM, &context.transcript, &message);
+    messages.push(message);
+}
+
+// ANCHOR: dispatch
+// ANCHOR: run_tool
+/// Runs one `tool_use` block and returns its `tool_result` block, with
+/// the lines to print. Every failure goes back to the model, marked
+/// is_error, so it can recover: a tool it was not given, arguments the
+/// server refused, a tool that failed, a subagent that failed. Chapter 10
+/// puts the fence in its path: a call the PreToolUse hooks refuse never
+/// runs, and its refusal is its result; a hook's `stopReason`, if one
+/// stopped the run, comes back too.
+async fn run_tool(harness: &Harness, context: &Context, call: &Value, slots: &Semaphore) -> Done {
+    let name = call["name"].as_str().unwrap_or_default();
+    let mut lines = Vec::new();
+    // Only the tools of this context run, whatever the model asks for.
+    if !context.tools.iter().any(|tool| tool["name"] == name) {
+        let text =
+            format!("there is no tool named {name:?} here: call one of the tools you were given");
+        return finish(harness, call, Err(text), lines, None);
+    }
+    let (before, said) = harness
+        .hooks
+        .fire(&Event::PreToolUse { call }, context.inside())
+        .await;
+    lines.extend(said);
+    if let Some(reason) = before.stop {
+        // Its stopReason is for the user (the run's last line), not the model.
+        let text = "a PreToolUse hook stopped the run".to_string();
+        return finish(harness, call, Err(text), lines, Some(reason));
+    }
+    let call_line = format!("{name} {}", call["input"]);
+    if let Err(reason) = permitted(&before, &call_line, &mut lines) {
+        return finish(harness, call, Err(reason), lines, None);
+    }
+    // The call runs with the input a hook gave it, if one did.
+    let mut call = call.clone();
+    if let Some(input) = &before.updated_input {
+        call["input"] = input.clone();
+    }
+    let outcome = dispatch(harness, context, &call, slots, &mut lines).await;
+    let (outcome, after, said) = after_call(harness, context, &call, outcome).await;
+    lines.extend(said);
+    // What the hooks added reaches the model beside the tool's own output.
+    let extra = before.context.into_iter().chain(after.context);
+    let outcome = outcome.map(|result| with_reminders(result, extra));
+    finish(harness, &call, outcome, lines, after.stop)
+}
+// ANCHOR_END: run_tool
+
+/// Runs one tool call the fence let through, with the input it runs
+/// with: the model's, or a hook's `updatedInput`.
+async fn dispatch(
+    harness: &Harness,
+    context: &Context,
+    call: &Value,
+    slots: &Semaphore,
+    lines: &mut Vec<String>,
+) -> Result<Value, String> {
+    let name = call["name"].as_str().unwrap_or_default();
+    let skills = &harness.skills;
+    // The skill tools, Agent and ReadMcpResourceTool run here, in the
+    // harness, and answer like a tool result; every other tool is MCP.
+    if name == AGENT {
+        let (outcome, subagent) = (harness.delegate)(harness, context, call, slots).await;
+        lines.extend(subagent);
+        outcome.map(|text| json!({ "content": [{ "type": "text", "text": text }] }))
+    } else if name == bash::BASH {
+        let finished = bash::run(&call["input"], &harness.hooks.session.workdir).await;
+        // STRETCH(ch11/post_tool_failure): fire PostToolUseFailure after a
+        // call that ran and failed (an Err, an MCP result marked isError;
+        // never a call a hook blocked, which did not run), matched on the
+        // tool's name; its context reaches the model beside the error. A Bash
+        // command that exits non-zero is such a failure, as Claude Code
+        // counts it: here, an Err that reads `Exit code N`, then the output
+        // (`Finished::failed_unless_zero`, in wire-host). The firing is a
+        // module of its own, `failure` in fence.rs, called from after_call;
+        // hooks.rs's EVENTS must name the event.
+        // END(ch11/post_tool_failure)
+        finished.map(|finished| finished.result())
+    } else if skill_tools::handles(skills, name) {
+        skill_tools::run(skills, name, &call["input"])
+            .map(|text| json!({ "content": [{ "type": "text", "text": text }] }))
+    } else if name == resource_tool::READ {
+        resource_tool::run(&harness.host, &call["input"]).await
+    } else {
+        harness.host.call_tool(name, call["input"].clone()).await
+    }
+}
+
+/// The `tool_result` block of a call's outcome (a failure marked
+/// is_error), and the lines to print.
+fn finish(
+    harness: &Harness,
+    call: &Value,
+    outcome: Result<Value, String>,
+    mut lines: Vec<String>,
+    stop: Option<String>,
+) -> Done {
+    let name = call["name"].as_str().unwrap_or_default();
+    let skills = &harness.skills;
+    let (text, is_error) = match outcome {
+        Ok(result) => (text_of(&result["content"]), result["isError"] == true),
+        Err(err) => (err, true),
+    };
+    // A skill's or a resource's text is long: show::tool_call shows its
+    // cost in tokens.
+    let long = skill_tools::handles(skills, name) || name == resource_tool::READ;
+    let line = show::tool_call(name, &call["input"], &text, is_error, long);
+    lines.push(line);
+    let mut block = json!({ "type": "tool_result", "tool_use_id": call["id"], "content": text });
+    if is_error {
+        block["is_error"] = json!(true);
+    }
+    (block, lines, stop)
+}
+// ANCHOR_END: dispatch
+
+// ANCHOR: show
+/// One line per turn: what the request costs, in tokens.
+fn show_request(turn: u32, request: &Value, log: &mut Log) {
+    let text = request.to_string();
+    let messages = request["messages"].as_array().map_or(0, Vec::len);
+    log.say(format!(
+        "turn {turn}: sending {messages} messages, {} bytes: {} tokens (cl100k_base), ~{} by the 4-characters rule",
+        text.len(),
+        tokens::count(&text),
+        tokens::rough(&text)
+    ));
+}
+
+/// Prints what the model said and returns the tool calls it asked for.
+/// A reply without a content list is not a reply; one cut off at
+/// max_tokens may end inside a tool_use block, so none of its calls runs.
+fn read_reply(reply: &Value, log: &mut Log) -> Result<Vec<Value>, String> {
+    let content = reply["content"]
+        .as_array()
+        .ok_or(format!("the model's reply has no content list: {reply}"))?;
+    let mut calls = Vec::new();
+    for block in content {
+        match block["type"].as_str() {
+            Some("text") => log.say(format!(
+                "  model: {}",
+                block["text"].as_str().unwrap_or_default()
+            )),
+            Some("tool_use") => calls.push(block.clone()),
+            _ => {}
+        }
+    }
+    let stop = reply["stop_reason"].as_str().unwrap_or("?");
+    log.say(format!(
+        "  stop_reason {stop}, {} tool call(s)",
+        calls.len()
+    ));
+    if stop == "max_tokens" {
+        return Err(format!(
+            "the reply was cut off at max_tokens ({MAX_TOKENS}); its tool calls may be \
+             incomplete, so none was run"
+        ));
+    }
+    Ok(calls)
+}
+// ANCHOR_END: show
 
 // ANCHOR: submit_prompt
 /// Fires UserPromptSubmit, and returns the first user message: the prompt,
@@ -235,56 +401,3 @@ async fn stop_refused(
     // END(ch11/stop)
 }
 // ANCHOR_END: stop_refused
-
-/// Adds a message to the conversation and to its transcript file (JSON
-/// lines), which hooks may read at `transcript_path`.
-fn remember(context: &Context, messages: &mut Vec<Value>, message: Value) {
-    wire_host::session::record(PROGRAM, &context.transcript, &message);
-    messages.push(message);
-}
-
-// ANCHOR: show
-/// One line per turn: what the request costs, in tokens.
-fn show_request(turn: u32, request: &Value, log: &mut Log) {
-    let text = request.to_string();
-    let messages = request["messages"].as_array().map_or(0, Vec::len);
-    log.say(format!(
-        "turn {turn}: sending {messages} messages, {} bytes: {} tokens (cl100k_base), ~{} by the 4-characters rule",
-        text.len(),
-        tokens::count(&text),
-        tokens::rough(&text)
-    ));
-}
-
-/// Prints what the model said and returns the tool calls it asked for.
-/// A reply without a content list is not a reply; one cut off at
-/// max_tokens may end inside a tool_use block, so none of its calls runs.
-fn read_reply(reply: &Value, log: &mut Log) -> Result<Vec<Value>, String> {
-    let content = reply["content"]
-        .as_array()
-        .ok_or(format!("the model's reply has no content list: {reply}"))?;
-    let mut calls = Vec::new();
-    for block in content {
-        match block["type"].as_str() {
-            Some("text") => log.say(format!(
-                "  model: {}",
-                block["text"].as_str().unwrap_or_default()
-            )),
-            Some("tool_use") => calls.push(block.clone()),
-            _ => {}
-        }
-    }
-    let stop = reply["stop_reason"].as_str().unwrap_or("?");
-    log.say(format!(
-        "  stop_reason {stop}, {} tool call(s)",
-        calls.len()
-    ));
-    if stop == "max_tokens" {
-        return Err(format!(
-            "the reply was cut off at max_tokens ({MAX_TOKENS}); its tool calls may be \
-             incomplete, so none was run"
-        ));
-    }
-    Ok(calls)
-}
-// ANCHOR_END: show

@@ -1,22 +1,27 @@
 //! The agent loop, and the few helpers it leans on: the tools as the model
-//! sees them and the request body. Chapter 9 runs the loop once per
-//! context: the main conversation, and each subagent's, all sharing one
-//! `Harness` (`harness.rs`). Chapter 10 sends every tool call through the
-//! fence (`fence.rs`).
+//! sees them, the request body, and running one tool call through MCP.
+//! Chapter 9 runs the loop once per context: the main conversation, and
+//! each subagent's, all sharing one `Harness` (`harness.rs`). An `Agent`
+//! call runs the loop again, for a subagent: the harness hands the loop
+//! the function that does it (`Harness::delegate`), so this module never
+//! imports the one that calls it back. Chapter 10 puts the fence in
+//! `run_tool`: the PreToolUse hooks, and what they allow (`fence.rs`).
 
 use serde_json::{Value, json};
 use tokio::sync::Semaphore;
-use wire_host::join::{Run, join_all};
 
 use crate::PROGRAM;
-use crate::fence::{Done, run_tool};
-use crate::harness::text_of;
-pub use crate::harness::{Context, Harness, Log};
-use crate::host::Host;
+use crate::bash;
+use crate::events::Event;
+use crate::fence::permitted;
+pub use crate::harness::{AGENT, Context, Done, Harness, Log};
+use crate::join::{Run, join_all};
 use crate::resource_tool;
 use crate::skill_tools;
 use crate::skills::{self, Skill};
-use crate::tokens;
+use wire_host::host::Host;
+use wire_host::xml::with_reminders;
+use wire_host::{show, tokens};
 
 /// What the model is told about its situation, in every request.
 const SYSTEM: &str = "You are a careful assistant. Use the tools for arithmetic.";
@@ -58,11 +63,8 @@ pub async fn run(
             results.push(result);
             stop = stop.or(stopped);
         }
-        remember(
-            context,
-            &mut messages,
-            json!({ "role": "user", "content": results }),
-        );
+        let results = json!({ "role": "user", "content": results });
+        remember(context, &mut messages, results);
         // A hook's `continue: false`: its stopReason ends the run.
         if let Some(reason) = stop {
             return Err(format!("a hook stopped the run: {reason}"));
@@ -116,11 +118,9 @@ fn fits_the_api(name: &str) -> bool {
 /// The system prompt: the chapter 7 sentence, then the skill catalogue
 /// (tier 1) when there are skills.
 pub fn system_prompt(skills: &[Skill]) -> String {
-    let catalogue = skills::catalogue(skills);
-    if catalogue.is_empty() {
-        SYSTEM.to_string()
-    } else {
-        format!("{SYSTEM}\n\n{catalogue}")
+    match skills::catalogue(skills).as_str() {
+        "" => SYSTEM.to_string(),
+        catalogue => format!("{SYSTEM}\n\n{catalogue}"),
     }
 }
 // ANCHOR_END: system_prompt
@@ -143,6 +143,128 @@ pub fn request_body(model: &str, system: &str, tools: &[Value], messages: &[Valu
 fn remember(context: &Context, messages: &mut Vec<Value>, message: Value) {
     wire_host::session::record(PROGRAM, &context.transcript, &message);
     messages.push(message);
+}
+
+// ANCHOR: dispatch
+// ANCHOR: run_tool
+/// Runs one `tool_use` block and returns its `tool_result` block, with
+/// the lines to print. Every failure goes back to the model, marked
+/// is_error, so it can recover: a tool it was not given, arguments the
+/// server refused, a tool that failed, a subagent that failed. Chapter 10
+/// puts the fence in its path: a call the PreToolUse hooks refuse never
+/// runs, and its refusal is its result; a hook's `stopReason`, if one
+/// stopped the run, comes back too.
+async fn run_tool(harness: &Harness, context: &Context, call: &Value, slots: &Semaphore) -> Done {
+    let name = call["name"].as_str().unwrap_or_default();
+    let mut lines = Vec::new();
+    // Only the tools of this context run, whatever the model asks for.
+    if !context.tools.iter().any(|tool| tool["name"] == name) {
+        let text =
+            format!("there is no tool named {name:?} here: call one of the tools you were given");
+        return finish(harness, call, Err(text), lines, None);
+    }
+    // GAP(ch10/fence): fire Event::PreToolUse before anything runs (with
+    // context.inside()). A `stop` (continue: false) beats any decision:
+    // finish with the Err "a PreToolUse hook stopped the run" and the stop
+    // reason; a call `permitted` refuses never runs: finish with its Err.
+    // Else dispatch it, with the hooks' updated_input if any.
+    // starter: let outcome: Result<Value, String> = Err("TODO(ch10/fence): the call never ran".into());
+    // starter: let _ = (Event::PreToolUse { call }, permitted, dispatch, slots);
+    // starter: let (before, call) = (crate::hooks::Outcome::default(), call.clone());
+    let (before, said) = harness
+        .hooks
+        .fire(&Event::PreToolUse { call }, context.inside())
+        .await;
+    lines.extend(said);
+    if let Some(reason) = before.stop {
+        // Its stopReason is for the user (the run's last line), not the model.
+        let text = "a PreToolUse hook stopped the run".to_string();
+        return finish(harness, call, Err(text), lines, Some(reason));
+    }
+    let call_line = format!("{name} {}", call["input"]);
+    if let Err(reason) = permitted(&before, &call_line, &mut lines) {
+        return finish(harness, call, Err(reason), lines, None);
+    }
+    // The call runs with the input a hook gave it, if one did.
+    let mut call = call.clone();
+    if let Some(input) = &before.updated_input {
+        call["input"] = input.clone();
+    }
+    let outcome = dispatch(harness, context, &call, slots, &mut lines).await;
+    // END(ch10/fence)
+    // What the hooks added reaches the model beside the tool's own output.
+    let outcome = outcome.map(|result| with_reminders(result, before.context.into_iter()));
+    finish(harness, &call, outcome, lines, None)
+}
+// ANCHOR_END: run_tool
+
+/// Runs one tool call the fence let through, with the input it runs
+/// with: the model's, or a hook's `updatedInput`.
+async fn dispatch(
+    harness: &Harness,
+    context: &Context,
+    call: &Value,
+    slots: &Semaphore,
+    lines: &mut Vec<String>,
+) -> Result<Value, String> {
+    let name = call["name"].as_str().unwrap_or_default();
+    let skills = &harness.skills;
+    // The skill tools, Agent and ReadMcpResourceTool run here, in the
+    // harness, and answer like a tool result; every other tool is MCP.
+    if name == AGENT {
+        let (outcome, subagent) = (harness.delegate)(harness, context, call, slots).await;
+        lines.extend(subagent);
+        outcome.map(|text| json!({ "content": [{ "type": "text", "text": text }] }))
+    } else if name == bash::BASH {
+        let finished = bash::run(&call["input"], &harness.hooks.session.workdir).await;
+        finished.map(|finished| finished.result())
+    } else if skill_tools::handles(skills, name) {
+        skill_tools::run(skills, name, &call["input"])
+            .map(|text| json!({ "content": [{ "type": "text", "text": text }] }))
+    } else if name == resource_tool::READ {
+        resource_tool::run(&harness.host, &call["input"]).await
+    } else {
+        harness.host.call_tool(name, call["input"].clone()).await
+    }
+}
+
+/// The `tool_result` block of a call's outcome (a failure marked
+/// is_error), and the lines to print.
+fn finish(
+    harness: &Harness,
+    call: &Value,
+    outcome: Result<Value, String>,
+    mut lines: Vec<String>,
+    stop: Option<String>,
+) -> Done {
+    let name = call["name"].as_str().unwrap_or_default();
+    let skills = &harness.skills;
+    let (text, is_error) = match outcome {
+        Ok(result) => (text_of(&result["content"]), result["isError"] == true),
+        Err(err) => (err, true),
+    };
+    // A skill's or a resource's text is long: show::tool_call shows its
+    // cost in tokens.
+    let long = skill_tools::handles(skills, name) || name == resource_tool::READ;
+    let line = show::tool_call(name, &call["input"], &text, is_error, long);
+    lines.push(line);
+    let mut block = json!({ "type": "tool_result", "tool_use_id": call["id"], "content": text });
+    if is_error {
+        block["is_error"] = json!(true);
+    }
+    (block, lines, stop)
+}
+// ANCHOR_END: dispatch
+
+/// The text blocks of a content list, joined by newlines.
+fn text_of(content: &Value) -> String {
+    let texts: Vec<&str> = content
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|block| block["text"].as_str())
+        .collect();
+    texts.join("\n")
 }
 
 // ANCHOR: show

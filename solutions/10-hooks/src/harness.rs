@@ -1,19 +1,17 @@
 //! What the loop runs on: the harness every context shares, one context
 //! per conversation, where a context's lines go, and the function the loop
 //! is given to start a subagent. The loop (`agent.rs`) and the `Agent`
-//! tool (`delegate.rs`) and the fence (`fence.rs`) use these; this module
-//! uses none of them.
+//! tool (`delegate.rs`) both use these; this module uses neither.
+
+use std::path::PathBuf;
 
 use serde_json::Value;
 use tokio::sync::Semaphore;
 
-use std::path::PathBuf;
-
-use wire_host::join::Run;
-
 use crate::agents::{Agent, Started};
 use crate::hooks::Hooks;
 use crate::host::Host;
+use crate::join::Run;
 use crate::model::Model;
 use crate::skills::Skill;
 /// Where a context's lines go: printed, or kept for the parent to print,
@@ -36,6 +34,10 @@ pub type Delegate =
     for<'a> fn(&'a Harness, &'a Context, &'a Value, &'a Semaphore) -> Run<'a, Delegated>;
 // ANCHOR_END: delegate
 
+/// One tool call done: its `tool_result` block, its lines, and a hook's
+/// `stopReason` if one stopped the run.
+pub type Done = (Value, Vec<String>, Option<String>);
+
 /// What every context shares: the servers, the skills, the agents, the
 /// model, and the limits from the command line.
 pub struct Harness {
@@ -49,10 +51,9 @@ pub struct Harness {
     pub max_depth: u32,
     /// How many subagents of one reply may run at the same time.
     pub max_concurrent: usize,
-    /// The hooks, and the session's fields they all receive.
+    /// The hooks, and the session: the working folder, where `Bash`
+    /// commands and the hooks run, and the fields the hooks all receive.
     pub hooks: Hooks,
-    /// Where `Bash` commands run.
-    pub workdir: PathBuf,
     /// Runs an `Agent` call: a subagent.
     pub delegate: Delegate,
     /// The subagents this prompt has started, at every depth.
@@ -87,15 +88,4 @@ impl Context {
         let agent_type = self.agent_type.as_deref()?;
         Some((&self.key, agent_type))
     }
-}
-
-/// The text blocks of a content list, joined by newlines.
-pub fn text_of(content: &Value) -> String {
-    let texts: Vec<&str> = content
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|block| block["text"].as_str())
-        .collect();
-    texts.join("\n")
 }

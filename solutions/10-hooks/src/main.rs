@@ -4,10 +4,11 @@
 //! whatever the model says.
 //!
 //! `matcher.rs` picks the hooks of a call; `hooks.rs` runs them and reads
-//! their answers; `fence.rs` puts them in every tool call's path. The
-//! `Bash` tool, the events' input, the reading of `settings.json` and the
-//! session's folders are given, in `wire-host`. `cli.rs` is the command
-//! line. The rest is chapter 9's.
+//! what their exit codes say; the loop's `run_tool` (`agent.rs`) puts them
+//! in every tool call's path, and `fence.rs` says what they allow. The
+//! `Bash` tool, the events' input and answers, the reading of
+//! `settings.json` and the session's folders are given, in `wire-host`.
+//! `cli.rs` is the command line. The rest is chapter 9's.
 
 mod agent;
 mod cli;
@@ -21,15 +22,15 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use agent::{Harness, Log};
+use matcher::Matcher;
 // What chapters 6 to 9 taught, from the `wire-host` crate (`support/host`).
 // Imported here, at the crate's root, so `crate::host` and the like name them
 // in every module.
 use wire_host::host::{self, Host};
 use wire_host::model;
-use wire_host::{agents, resource_tool, skill_tools, skills, tokens};
+use wire_host::{agents, join, resource_tool, skill_tools, skills, tokens};
 // Chapter 10's given parts: the Bash tool it fences, the hook events' wire
 // shape, the session (support-own modules of `wire-host`, no lesson).
-use wire_host::cli::HookOptions;
 use wire_host::session::{DemoFile, Session};
 use wire_host::{bash, events};
 
@@ -72,7 +73,9 @@ async fn main() -> ExitCode {
     let catalogue = skills::catalogue(&skills);
     wire_host::show::introduce(&host, &names, &agent_names, &catalogue, &cli.prompt);
     let _ = tokenizer.await; // Ready before the first turn counts tokens.
-    let (session, hooks) = match open_session(&cli.hooks, cli.demo) {
+    let demo = if cli.demo { DEMO_FILES } else { &[] };
+    let opened = Session::with_hooks(PROGRAM, &cli.hooks, demo, hooks::EVENTS, Matcher::parse);
+    let (session, settings) = match opened {
         Ok(opened) => opened,
         Err(err) => {
             host.shutdown().await;
@@ -88,8 +91,7 @@ async fn main() -> ExitCode {
         max_turns: cli.max_turns,
         max_depth: cli.max_depth,
         max_concurrent: cli.max_concurrent,
-        hooks,
-        workdir: session.workdir.clone(),
+        hooks: hooks::Hooks { settings, session },
         delegate: delegate::start,
         started: agents::Started::default(),
     };
@@ -104,34 +106,6 @@ async fn main() -> ExitCode {
     }
 }
 
-/// The session's folders, and its hooks: those of `--settings` (or none),
-/// their scripts in the working folder copied out of the model's reach
-/// (`Settings::snapshot`, in wire-host).
-fn open_session(options: &HookOptions, demo: bool) -> Result<(Session, hooks::Hooks), String> {
-    let demo = if demo { DEMO_FILES } else { &[] };
-    let session = Session::open(
-        PROGRAM,
-        options.workdir.as_deref(),
-        &options.session_id,
-        demo,
-    )?;
-    let mut settings = match &options.settings {
-        Some(path) => hooks::load(path)?,
-        None => hooks::Settings::default(),
-    };
-    let copies = settings.snapshot(&session.workdir, &session.folder.join("hooks"))?;
-    copies
-        .iter()
-        .for_each(|line| eprintln!("{PROGRAM}: {line}"));
-    let hooks = hooks::Hooks {
-        settings,
-        session_id: options.session_id.clone(),
-        transcript_path: session.transcript_path(),
-        workdir: session.workdir.clone(),
-    };
-    Ok((session, hooks))
-}
-
 /// The main conversation: the prompt, the loop, the answer (after the
 /// demo, first whether the note survived).
 async fn converse(harness: &Harness, prompt: &str, demo: bool) -> Result<(), String> {
@@ -139,7 +113,7 @@ async fn converse(harness: &Harness, prompt: &str, demo: bool) -> Result<(), Str
     let mut log = Log { lines: None };
     let answer = agent::run(harness, &main_context, prompt, &mut log).await;
     if demo {
-        demo_outcome(&harness.workdir);
+        demo_outcome(&harness.hooks.session.workdir);
     }
     println!("answer: {}", answer?);
     Ok(())

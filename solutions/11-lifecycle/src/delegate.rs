@@ -36,7 +36,7 @@ impl Harness {
             tools,
             cap: self.max_turns,
             agent_type: None,
-            transcript: self.hooks.transcript_path.clone(),
+            transcript: self.hooks.session.transcript_path(),
         }
     }
 }
@@ -130,8 +130,9 @@ pub fn subagent_context(harness: &Harness, parent: &Context, agent: &Agent, id: 
         agent_type: Some(agent.name.clone()),
         transcript: harness
             .hooks
-            .transcript_path
-            .with_file_name(format!("agent-{id}.jsonl")),
+            .session
+            .folder
+            .join(format!("agent-{id}.jsonl")),
     }
 }
 // ANCHOR_END: subagent_context

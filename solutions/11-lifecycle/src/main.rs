@@ -25,14 +25,13 @@ use agent::{Harness, Log};
 // in every module.
 use wire_host::host::{self, Host};
 use wire_host::model;
-use wire_host::{agents, resource_tool, skill_tools, skills, tokens};
+use wire_host::{agents, join, resource_tool, skill_tools, skills, tokens};
 // The hook chapters' given parts: the Bash tool, the hook events' wire
 // shape, the session (support-own modules of `wire-host`, no lesson).
-use wire_host::cli::HookOptions;
 use wire_host::session::{DemoFile, Session};
 use wire_host::{bash, events};
 // What chapter 10 taught and this chapter uses unchanged.
-use wire_host::matcher;
+use wire_host::matcher::{self, Matcher};
 
 /// The name this program goes by in its messages.
 const PROGRAM: &str = "ch11-lifecycle";
@@ -79,7 +78,9 @@ async fn main() -> ExitCode {
     let catalogue = skills::catalogue(&skills);
     wire_host::show::introduce(&host, &names, &agent_names, &catalogue, &cli.prompt);
     let _ = tokenizer.await; // Ready before the first turn counts tokens.
-    let (session, hooks) = match open_session(&cli.hooks, cli.demo) {
+    let demo = if cli.demo { DEMO_FILES } else { &[] };
+    let opened = Session::with_hooks(PROGRAM, &cli.hooks, demo, hooks::EVENTS, Matcher::parse);
+    let (session, settings) = match opened {
         Ok(opened) => opened,
         Err(err) => {
             host.shutdown().await;
@@ -95,8 +96,7 @@ async fn main() -> ExitCode {
         max_turns: cli.max_turns,
         max_depth: cli.max_depth,
         max_concurrent: cli.max_concurrent,
-        hooks,
-        workdir: session.workdir.clone(),
+        hooks: hooks::Hooks { settings, session },
         session_context: Vec::new(),
         delegate: delegate::start,
         started: agents::Started::default(),
@@ -112,34 +112,6 @@ async fn main() -> ExitCode {
     }
 }
 
-/// The session's folders, and its hooks: those of `--settings` (or none),
-/// their scripts in the working folder copied out of the model's reach
-/// (`Settings::snapshot`, in wire-host).
-fn open_session(options: &HookOptions, demo: bool) -> Result<(Session, hooks::Hooks), String> {
-    let demo = if demo { DEMO_FILES } else { &[] };
-    let session = Session::open(
-        PROGRAM,
-        options.workdir.as_deref(),
-        &options.session_id,
-        demo,
-    )?;
-    let mut settings = match &options.settings {
-        Some(path) => hooks::load(path)?,
-        None => hooks::Settings::default(),
-    };
-    let copies = settings.snapshot(&session.workdir, &session.folder.join("hooks"))?;
-    copies
-        .iter()
-        .for_each(|line| eprintln!("{PROGRAM}: {line}"));
-    let hooks = hooks::Hooks {
-        settings,
-        session_id: options.session_id.clone(),
-        transcript_path: session.transcript_path(),
-        workdir: session.workdir.clone(),
-    };
-    Ok((session, hooks))
-}
-
 /// SessionStart, then the main conversation: the prompt, the loop, the
 /// answer (after the demo, first what its audit log holds).
 async fn converse(harness: &mut Harness, prompt: &str, demo: bool) -> Result<(), String> {
@@ -148,7 +120,7 @@ async fn converse(harness: &mut Harness, prompt: &str, demo: bool) -> Result<(),
     let main_context = harness.main_context();
     let answer = agent::run(harness, &main_context, prompt, &mut log).await;
     if demo {
-        demo_outcome(&harness.workdir);
+        demo_outcome(&harness.hooks.session.workdir);
     }
     println!("answer: {}", answer?);
     Ok(())

@@ -1,10 +1,13 @@
 //! The hook events of chapter 10, as a type: each variant holds what its
 //! hooks are told, and writes its own input (`hook_event_name` and the
 //! event's fields) once, here. The loop builds a variant and fires it; it
-//! never spells a field name or an event's name. This is the wire's shape
-//! (Claude Code's hooks reference, per event), not a lesson: chapter 10
-//! teaches *when* each event fires and what the answers mean. Which events
-//! a harness fires is its own list (chapter 10's `hooks::EVENTS`).
+//! never spells a field name or an event's name. A hook's JSON answer is
+//! read here too, one hook at a time (`Answer::said`). This is the wire's
+//! shape (Claude Code's hooks reference, per event), not a lesson:
+//! chapters 10 and 11 teach *when* each event fires, what an exit code
+//! means, which of several answers wins and what the harness does with it.
+//! Which events a harness fires is its own list (chapter 10's
+//! `hooks::EVENTS`).
 
 use std::path::Path;
 
@@ -216,10 +219,9 @@ impl Answer {
         if !stdout.trim_start().starts_with('{') {
             return None;
         }
-        let first_line = stdout.trim().lines().next().unwrap_or_default();
         Some(match serde_json::from_str::<Value>(stdout) {
             Ok(object @ Value::Object(_)) => Ok(serde_json::from_value(object).unwrap_or_default()),
-            _ => Err(first_line.to_string()),
+            _ => Err(first_line(stdout).to_string()),
         })
     }
 
@@ -236,7 +238,7 @@ impl Answer {
 
     /// The reason the answer gives for a block it makes itself, if it
     /// makes one: `decision: "block"` (PreToolUse's old spelling included)
-    /// or a PreToolUse `deny`; an empty reason is none.
+    /// or a PreToolUse `deny`; an empty reason is none. Cut at the cap.
     pub fn block_reason(&self) -> Option<String> {
         let specific = self.specific();
         let reason = match specific.permission_decision.as_deref() {
@@ -245,8 +247,109 @@ impl Answer {
             _ => return None,
         };
         let reason = reason.or(self.reason.as_deref());
-        reason.filter(|text| !text.is_empty()).map(str::to_string)
+        let reason = reason.filter(|text| !text.is_empty());
+        reason.map(|text| capped(text.to_string()))
     }
+}
+
+/// What a `PreToolUse` hook decided about the call. The order is how
+/// strict a decision is, `Allow < Ask < Deny`: chapter 10's precedence
+/// keeps the strictest by it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Permission {
+    Allow,
+    Ask,
+    Deny,
+}
+
+/// What one hook's JSON answer asks of the harness, read for the event it
+/// answers (`Answer::said`), and the hook's line. The chapter folds each
+/// hook's into what the hooks of one event decided together. Each reason
+/// and context is already cut at Claude Code's cap (`capped`).
+#[derive(Debug, Default)]
+pub struct Said {
+    /// `continue: false`: stop the whole run, with `stopReason`.
+    pub stop: Option<String>,
+    /// A `permissionDecision` (before a tool, the old `decision` spelling
+    /// included) and its reason.
+    pub permission: Option<(Permission, String)>,
+    /// `decision: "block"` that is no permission decision: its reason,
+    /// empty when it gives none.
+    pub block: Option<String>,
+    /// `updatedInput`: the tool's whole new input.
+    pub updated_input: Option<Value>,
+    /// `additionalContext`: text for the model.
+    pub context: Option<String>,
+    /// What the answer said, for the hook's line: `json`, then each field
+    /// it acts on (`stop: …`, `deny: …`, `context: …`).
+    pub line: String,
+}
+
+// ANCHOR: said
+impl Answer {
+    /// What the answer asks of the harness when it answers `event`:
+    /// `continue`/`stopReason`, `systemMessage` (a line for the user),
+    /// `decision`/`reason`, and `hookSpecificOutput`. Before a tool, the
+    /// old top-level `approve` and `block` are `allow` and `deny`; an
+    /// `allow`'s or an `ask`'s reason is for the user (the line), a
+    /// `deny`'s for the model.
+    pub fn said(&self, event: &Event<'_>) -> Said {
+        let mut said = Said::default();
+        let mut parts = vec!["json".to_string()];
+        if self.keep_going == Some(false) {
+            let reason = self.stop_reason.clone().unwrap_or_default();
+            parts.push(format!("stop: {reason}"));
+            said.stop = Some(reason);
+        }
+        if let Some(message) = self.system_message.as_ref().filter(|m| !m.is_empty()) {
+            parts.push(format!("message: {message}"));
+        }
+        let specific = self.specific();
+        let before = matches!(event, Event::PreToolUse { .. });
+        let decision = self.decision.as_deref().unwrap_or_default();
+        let permission = match (specific.permission_decision.as_deref(), decision) {
+            (Some("allow"), _) | (None, "approve") if before => Some(Permission::Allow),
+            (Some("ask"), _) => Some(Permission::Ask),
+            (Some("deny"), _) | (None, "block") if before => Some(Permission::Deny),
+            _ => None,
+        };
+        if let Some(permission) = permission {
+            let reason = specific.permission_decision_reason.as_ref();
+            let reason = reason.or(self.reason.as_ref()).cloned().unwrap_or_default();
+            let reason = capped(reason);
+            let word = format!("{permission:?}").to_lowercase();
+            parts.push(match reason.is_empty() {
+                true => word,
+                false => format!("{word}: {reason}"),
+            });
+            said.permission = Some((permission, reason));
+        } else if decision == "block" {
+            let reason = self.reason.clone().unwrap_or_default();
+            parts.push(match reason.is_empty() {
+                true => "block, with no reason".to_string(),
+                false => format!("block: {reason}"),
+            });
+            said.block = Some(capped(reason));
+        }
+        if let Some(input) = &specific.updated_input {
+            let input = Value::Object(input.clone());
+            parts.push(format!("updated input: {input}"));
+            said.updated_input = Some(input);
+        }
+        if let Some(context) = &specific.additional_context {
+            parts.push(format!("context: {context}"));
+            said.context = Some(capped(context.clone()));
+        }
+        said.line = parts.join(", ");
+        said
+    }
+}
+// ANCHOR_END: said
+
+/// The first line of a hook's output, for its line: what it printed on a
+/// failure, or the start of stdout that is not JSON.
+pub fn first_line(text: &str) -> &str {
+    text.trim().lines().next().unwrap_or_default()
 }
 
 /// A field of the wrong type reads as absent: the course's choice, so that
@@ -258,4 +361,42 @@ where
 {
     let value = Value::deserialize(deserializer)?;
     Ok(serde_json::from_value(value).ok())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn said(stdout: &str, event: &Event<'_>) -> Said {
+        Answer::read(stdout).unwrap().unwrap().said(event)
+    }
+
+    #[test]
+    fn the_old_block_is_a_deny_before_a_tool_and_a_block_after_one() {
+        let call = json!({ "name": "Bash", "input": {} });
+        let answer = r#"{"decision":"block","reason":"no"}"#;
+        let before = said(answer, &Event::PreToolUse { call: &call });
+        assert_eq!(before.permission, Some((Permission::Deny, "no".into())));
+        assert_eq!(
+            (before.block, before.line.as_str()),
+            (None, "json, deny: no")
+        );
+        let stop = said(
+            answer,
+            &Event::Stop {
+                active: false,
+                answer: "",
+            },
+        );
+        assert_eq!((stop.permission, stop.block), (None, Some("no".into())));
+    }
+
+    #[test]
+    fn context_is_cut_at_the_cap_but_the_line_is_not() {
+        let long = "x".repeat(MAX_HOOK_TEXT + 5);
+        let answer = json!({ "hookSpecificOutput": { "additionalContext": long } });
+        let read = said(&answer.to_string(), &Event::UserPromptSubmit { prompt: "" });
+        assert_eq!(read.context, Some(capped(long.clone())));
+        assert_eq!(read.line, format!("json, context: {long}"));
+    }
 }

@@ -22,8 +22,8 @@ pub mod connection;
 /// A folder of definitions read one by one, the first of a name winning
 /// (not generated: bookkeeping that chapters 8 and 9 share).
 pub mod entries;
-/// Chapter 10's hook events as a type that writes its own input (not
-/// generated: the wire's shape, not a lesson).
+/// Chapter 10's hook events as a type that writes its own input, and one
+/// hook's JSON answer read (not generated: the wire's shape, not a lesson).
 pub mod events;
 /// Reading files safely: regular files only, bounded, UTF-8; listing a
 /// folder, bounded (not generated: protective code, no chapter's lesson).
@@ -49,10 +49,12 @@ pub mod process;
 /// generated: a harness tool the chapter offers but does not teach).
 pub mod resource_tool;
 /// A hook chapter's session: its working folder and its own folder,
-/// removed at the end (not generated: plumbing, no chapter's lesson).
+/// removed at the end, and its hooks' settings read (not generated:
+/// plumbing, no chapter's lesson).
 pub mod session;
-/// Claude Code's settings.json: the hooks section (not generated: format
-/// plumbing; chapter 10 hands it its matcher parser).
+/// Claude Code's settings.json: the hooks section, and running its handlers
+/// (not generated: format plumbing; chapter 10 hands it its matcher parser
+/// and its reading of exit codes).
 pub mod settings;
 /// What a harness prints before its first turn (not generated either).
 pub mod show;

@@ -5,13 +5,20 @@
 //! ends (an error after the folder was made included), so nothing is left
 //! behind in the temporary folder.
 
+use std::fmt::Display;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
+
+use crate::cli::HookOptions;
+use crate::events::common_fields;
+use crate::settings::{self, Settings};
 
 /// The session's folders. What it made, it removes when dropped.
 pub struct Session {
+    /// `--session-id`, or one made of the process id.
+    pub id: String,
     /// Where `Bash` and the hooks run: `--workdir`, or a fresh folder.
     pub workdir: PathBuf,
     /// The session's own folder: `PROGRAM-SESSION_ID` in the temporary
@@ -62,6 +69,7 @@ impl Session {
         let folder = std::env::temp_dir().join(format!("{program}-{session_id}"));
         fresh_folder(&folder)?;
         let mut session = Session {
+            id: session_id.to_string(),
             workdir: folder.join("work"),
             folder,
         };
@@ -87,6 +95,43 @@ impl Session {
     /// The JSON-lines file of the main conversation (`transcript_path`).
     pub fn transcript_path(&self) -> PathBuf {
         self.folder.join("transcript.jsonl")
+    }
+
+    /// The fields every hook event's input carries: the session's id, the
+    /// main transcript, the working folder (`events::common_fields`).
+    pub fn common_fields(&self) -> Map<String, Value> {
+        common_fields(&self.id, &self.transcript_path(), &self.workdir)
+    }
+}
+
+impl Session {
+    /// A hook chapter's start: the session's folders, and the hooks of
+    /// `--settings` (or none). The settings are read with the chapter's
+    /// list of the events it fires (`fired`) and its matcher parser
+    /// (`parse`); each event or handler they skip gets a line on stderr,
+    /// and each hook script in the working folder is copied out of the
+    /// model's reach (`Settings::snapshot`).
+    pub fn with_hooks<M, E: Display>(
+        program: &str,
+        options: &HookOptions,
+        demo: &[DemoFile],
+        fired: &[&str],
+        parse: impl Fn(&str) -> Result<M, E>,
+    ) -> Result<(Session, Settings<M>), String> {
+        let chosen = options.workdir.as_deref();
+        let session = Session::open(program, chosen, &options.session_id, demo)?;
+        let mut settings = match &options.settings {
+            Some(path) => settings::load(path, fired, parse)?,
+            None => Settings::default(),
+        };
+        for line in &settings.skipped {
+            eprintln!("{program}: {line}");
+        }
+        let copies = settings.snapshot(&session.workdir, &session.folder.join("hooks"))?;
+        copies
+            .iter()
+            .for_each(|line| eprintln!("{program}: {line}"));
+        Ok((session, settings))
     }
 }
 

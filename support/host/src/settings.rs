@@ -18,6 +18,8 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio::process::Command;
 
+use crate::events::capped;
+use crate::join::{Run, join_all};
 use crate::process::run_bounded;
 
 /// The events whose handlers may set `if` (Claude Code's tool events):
@@ -313,6 +315,62 @@ impl<M> Settings<M> {
             }
         }
         handlers
+    }
+}
+
+/// Runs every handler of one event at the same time (Claude Code runs an
+/// event's matching hooks in parallel), each with the event's `input` as
+/// JSON on stdin; the runs come back in the handlers' order.
+pub async fn run_all(
+    handlers: &[Handler],
+    project: &Path,
+    input: &Value,
+    default: u64,
+) -> Vec<Ran> {
+    let stdin = input.to_string().into_bytes();
+    let runs: Vec<Run<'_, Ran>> = handlers
+        .iter()
+        .map(|handler| Box::pin(handler.run(project, stdin.clone(), default)) as Run<'_, Ran>)
+        .collect();
+    join_all(runs).await
+}
+
+impl Handler {
+    /// Reads one run of this handler for `event`: the hook's line for the
+    /// user, and the reason it blocks with when it failed under
+    /// `onFailure: "block"`. A run that exited with a code goes to
+    /// `exited`, the chapter's reading of exit codes, with its stdout and
+    /// its stderr (trimmed, and cut at Claude Code's cap, as are the line
+    /// and the reason: `events::capped`); its `Err` is a failure (a code
+    /// that means nothing). A run that could not start, outlived its
+    /// timeout or died of a signal failed too. A failure decides nothing,
+    /// unless the handler says `onFailure: "block"`: a fence that fails
+    /// closed in Claude Code must not fail open here.
+    pub fn read(
+        &self,
+        event: &str,
+        ran: Ran,
+        exited: impl FnOnce(i32, &str, &str) -> Result<String, String>,
+    ) -> (String, Option<String>) {
+        let said = |line: &str| format!("  hook {event} {}: {}", self.label(), capped(line.into()));
+        let failed = match ran {
+            Ran::Exited {
+                code: Some(code),
+                stdout,
+                stderr,
+            } => match exited(code, &stdout, &capped(stderr.trim().to_string())) {
+                Ok(line) => return (said(&line), None),
+                Err(line) => line,
+            },
+            other => other.failure().unwrap_or_default(),
+        };
+        if !self.fail_closed {
+            return (said(&failed), None);
+        }
+        let failed = failed.trim_end_matches("; no decision");
+        let reason = format!("the hook failed, and its onFailure is \"block\" ({failed})");
+        let line = format!("failed ({failed}); its onFailure is \"block\": blocked");
+        (said(&line), Some(capped(reason)))
     }
 }
 
