@@ -14,6 +14,7 @@ use crate::host::Host;
 use crate::join::Run;
 use crate::model::Model;
 use crate::skills::Skill;
+use wire_host::messages::{Block, ToolUse};
 /// Where a context's lines go: printed, or kept for the parent to print,
 /// labelled (`wire_host::show`).
 pub use wire_host::show::Log;
@@ -31,12 +32,12 @@ pub type Delegated = (Result<String, String>, Vec<String>);
 /// rather than importing it: the recursion goes through this function, and
 /// no two modules import each other.
 pub type Delegate =
-    for<'a> fn(&'a Harness, &'a Context, &'a Value, &'a Semaphore) -> Run<'a, Delegated>;
+    for<'a> fn(&'a Harness, &'a Context, &'a ToolUse, &'a Semaphore) -> Run<'a, Delegated>;
 // ANCHOR_END: delegate
 
 /// One tool call done: its `tool_result` block, its lines, and a hook's
 /// `stopReason` if one stopped the run.
-pub type Done = (Value, Vec<String>, Option<String>);
+pub type Done = (Block, Vec<String>, Option<String>);
 
 /// What every context shares: the servers, the skills, the agents, the
 /// model, and the limits from the command line.

@@ -10,6 +10,7 @@
 use serde_json::Value;
 use tokio::sync::Semaphore;
 use wire_host::join::Run;
+use wire_host::messages::ToolUse;
 use wire_host::show;
 
 use crate::agent::{self, tool_definitions};
@@ -47,7 +48,7 @@ impl Harness {
 pub fn start<'a>(
     harness: &'a Harness,
     parent: &'a Context,
-    call: &'a Value,
+    call: &'a ToolUse,
     slots: &'a Semaphore,
 ) -> Run<'a, Delegated> {
     Box::pin(run(harness, parent, call, slots))
@@ -59,12 +60,12 @@ pub fn start<'a>(
 pub async fn run(
     harness: &Harness,
     parent: &Context,
-    call: &Value,
+    call: &ToolUse,
     slots: &Semaphore,
 ) -> Delegated {
-    let id = call["id"].as_str().unwrap_or_default();
+    let id = call.id.as_str();
     let offered: Vec<&Agent> = harness.agents.iter().collect();
-    let (agent, prompt) = match agents::requested(&offered, &call["input"]) {
+    let (agent, prompt) = match agents::requested(&offered, &call.input) {
         Ok(found) => found,
         Err(refusal) => return (Err(refusal), vec![]),
     };

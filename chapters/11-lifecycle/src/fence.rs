@@ -10,6 +10,7 @@ use crate::bash;
 use crate::events::{Event, Permission};
 use crate::harness::{Context, Harness};
 use crate::hooks::Outcome;
+use wire_host::messages::ToolUse;
 use wire_host::show::ask_user;
 
 // STRETCH(ch11/post_tool_failure): the module `failure`, which fires
@@ -24,7 +25,7 @@ use wire_host::show::ask_user;
 pub async fn after_call(
     harness: &Harness,
     context: &Context,
-    call: &Value,
+    call: &ToolUse,
     outcome: Result<Value, String>,
 ) -> (Result<Value, String>, Outcome, Vec<String>) {
     // STRETCH(ch11/post_tool_failure): a failure fires its own event.

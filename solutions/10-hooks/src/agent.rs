@@ -20,6 +20,7 @@ use crate::resource_tool;
 use crate::skill_tools;
 use crate::skills::{self, Skill};
 use wire_host::host::Host;
+use wire_host::messages::{Block, Reply, ToolResult, ToolUse};
 use wire_host::xml::with_reminders;
 use wire_host::{show, tokens};
 
@@ -42,12 +43,12 @@ pub async fn run(
     for turn in 1..=cap {
         let request = request_body(&context.model, &context.system, &context.tools, &messages);
         show_request(turn, &request, log);
-        let reply = harness.model.send(&context.key, &request).await?;
-        let calls = read_reply(&reply, log)?;
-        let answer = json!({ "role": "assistant", "content": reply["content"] });
+        let reply = read_reply(&harness.model.send(&context.key, &request).await?, log)?;
+        let answer = json!({ "role": "assistant", "content": reply.content });
         remember(context, &mut messages, answer);
+        let calls = reply.tool_uses();
         if calls.is_empty() {
-            return Ok(text_of(&reply["content"]));
+            return Ok(reply.text());
         }
         // Every call of the reply runs at the same time; the results come
         // back in the order the model asked for them.
@@ -154,8 +155,8 @@ fn remember(context: &Context, messages: &mut Vec<Value>, message: Value) {
 /// puts the fence in its path: a call the PreToolUse hooks refuse never
 /// runs, and its refusal is its result; a hook's `stopReason`, if one
 /// stopped the run, comes back too.
-async fn run_tool(harness: &Harness, context: &Context, call: &Value, slots: &Semaphore) -> Done {
-    let name = call["name"].as_str().unwrap_or_default();
+async fn run_tool(harness: &Harness, context: &Context, call: &ToolUse, slots: &Semaphore) -> Done {
+    let name = call.name.as_str();
     let mut lines = Vec::new();
     // Only the tools of this context run, whatever the model asks for.
     if !context.tools.iter().any(|tool| tool["name"] == name) {
@@ -181,14 +182,14 @@ async fn run_tool(harness: &Harness, context: &Context, call: &Value, slots: &Se
         let text = "a PreToolUse hook stopped the run".to_string();
         return finish(harness, call, Err(text), lines, Some(reason));
     }
-    let call_line = format!("{name} {}", call["input"]);
+    let call_line = format!("{name} {}", call.input);
     if let Err(reason) = permitted(&before, &call_line, &mut lines) {
         return finish(harness, call, Err(reason), lines, None);
     }
     // The call runs with the input a hook gave it, if one did.
     let mut call = call.clone();
     if let Some(input) = &before.updated_input {
-        call["input"] = input.clone();
+        call.input = input.clone();
     }
     let outcome = dispatch(harness, context, &call, slots, &mut lines).await;
     // END(ch10/fence)
@@ -203,11 +204,11 @@ async fn run_tool(harness: &Harness, context: &Context, call: &Value, slots: &Se
 async fn dispatch(
     harness: &Harness,
     context: &Context,
-    call: &Value,
+    call: &ToolUse,
     slots: &Semaphore,
     lines: &mut Vec<String>,
 ) -> Result<Value, String> {
-    let name = call["name"].as_str().unwrap_or_default();
+    let name = call.name.as_str();
     let skills = &harness.skills;
     // The skill tools, Agent and ReadMcpResourceTool run here, in the
     // harness, and answer like a tool result; every other tool is MCP.
@@ -216,15 +217,15 @@ async fn dispatch(
         lines.extend(subagent);
         outcome.map(|text| json!({ "content": [{ "type": "text", "text": text }] }))
     } else if name == bash::BASH {
-        let finished = bash::run(&call["input"], &harness.hooks.session.workdir).await;
+        let finished = bash::run(&call.input, &harness.hooks.session.workdir).await;
         finished.map(|finished| finished.result())
     } else if skill_tools::handles(skills, name) {
-        skill_tools::run(skills, name, &call["input"])
+        skill_tools::run(skills, name, &call.input)
             .map(|text| json!({ "content": [{ "type": "text", "text": text }] }))
     } else if name == resource_tool::READ {
-        resource_tool::run(&harness.host, &call["input"]).await
+        resource_tool::run(&harness.host, &call.input).await
     } else {
-        harness.host.call_tool(name, call["input"].clone()).await
+        harness.host.call_tool(name, call.input.clone()).await
     }
 }
 
@@ -232,12 +233,12 @@ async fn dispatch(
 /// is_error), and the lines to print.
 fn finish(
     harness: &Harness,
-    call: &Value,
+    call: &ToolUse,
     outcome: Result<Value, String>,
     mut lines: Vec<String>,
     stop: Option<String>,
 ) -> Done {
-    let name = call["name"].as_str().unwrap_or_default();
+    let name = call.name.as_str();
     let skills = &harness.skills;
     let (text, is_error) = match outcome {
         Ok(result) => (text_of(&result["content"]), result["isError"] == true),
@@ -246,17 +247,13 @@ fn finish(
     // A skill's or a resource's text is long: show::tool_call shows its
     // cost in tokens.
     let long = skill_tools::handles(skills, name) || name == resource_tool::READ;
-    let line = show::tool_call(name, &call["input"], &text, is_error, long);
+    let line = show::tool_call(name, &call.input, &text, is_error, long);
     lines.push(line);
-    let mut block = json!({ "type": "tool_result", "tool_use_id": call["id"], "content": text });
-    if is_error {
-        block["is_error"] = json!(true);
-    }
-    (block, lines, stop)
+    (ToolResult::of(call, text, is_error), lines, stop)
 }
 // ANCHOR_END: dispatch
 
-/// The text blocks of a content list, joined by newlines.
+/// The text blocks of an MCP tool result's content, joined by newlines.
 fn text_of(content: &Value) -> String {
     let texts: Vec<&str> = content
         .as_array()
@@ -280,35 +277,26 @@ fn show_request(turn: u32, request: &Value, log: &mut Log) {
     ));
 }
 
-/// Prints what the model said and returns the tool calls it asked for.
-/// A reply without a content list is not a reply; one cut off at
-/// max_tokens may end inside a tool_use block, so none of its calls runs.
-fn read_reply(reply: &Value, log: &mut Log) -> Result<Vec<Value>, String> {
-    let content = reply["content"]
-        .as_array()
-        .ok_or(format!("the model's reply has no content list: {reply}"))?;
-    let mut calls = Vec::new();
-    for block in content {
-        match block["type"].as_str() {
-            Some("text") => log.say(format!(
-                "  model: {}",
-                block["text"].as_str().unwrap_or_default()
-            )),
-            Some("tool_use") => calls.push(block.clone()),
-            _ => {}
+/// Reads the reply (`Reply::read`, in wire-host: a reply without a list of
+/// blocks it knows is not a reply), says what the model said, and
+/// returns it. One cut off at max_tokens may end inside a tool_use block,
+/// so none of its calls runs.
+fn read_reply(body: &Value, log: &mut Log) -> Result<Reply, String> {
+    let reply = Reply::read(body)?;
+    for block in &reply.content {
+        if let Block::Text { text } = block {
+            log.say(format!("  model: {text}"));
         }
     }
-    let stop = reply["stop_reason"].as_str().unwrap_or("?");
-    log.say(format!(
-        "  stop_reason {stop}, {} tool call(s)",
-        calls.len()
-    ));
+    let stop = reply.stop_reason.as_deref().unwrap_or("?");
+    let calls = reply.tool_uses().len();
+    log.say(format!("  stop_reason {stop}, {calls} tool call(s)"));
     if stop == "max_tokens" {
         return Err(format!(
             "the reply was cut off at max_tokens ({MAX_TOKENS}); its tool calls may be \
              incomplete, so none was run"
         ));
     }
-    Ok(calls)
+    Ok(reply)
 }
 // ANCHOR_END: show

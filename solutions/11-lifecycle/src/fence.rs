@@ -10,6 +10,7 @@ use crate::bash;
 use crate::events::{Event, Permission};
 use crate::harness::{Context, Harness};
 use crate::hooks::Outcome;
+use wire_host::messages::ToolUse;
 use wire_host::show::ask_user;
 
 // STRETCH(ch11/post_tool_failure): the module `failure`, which fires
@@ -24,6 +25,7 @@ mod failure {
     use crate::events::Event;
     use crate::harness::{Context, Harness, text_of};
     use crate::hooks::Outcome;
+    use wire_host::messages::ToolUse;
 
     /// What `after_call` gives back: the outcome, and what the hooks decided.
     type Fired = (Result<Value, String>, Outcome, Vec<String>);
@@ -35,7 +37,7 @@ mod failure {
     pub async fn after(
         harness: &Harness,
         context: &Context,
-        call: &Value,
+        call: &ToolUse,
         outcome: Result<Value, String>,
     ) -> Result<Fired, Result<Value, String>> {
         let result = outcome.unwrap_or_else(
@@ -47,7 +49,7 @@ mod failure {
         let error = text_of(&result["content"]);
         let event = Event::PostToolUseFailure {
             call,
-            input: &call["input"],
+            input: &call.input,
             error: &error,
         };
         let (after, said) = harness.hooks.fire(&event, context.inside()).await;
@@ -63,7 +65,7 @@ mod failure {
 pub async fn after_call(
     harness: &Harness,
     context: &Context,
-    call: &Value,
+    call: &ToolUse,
     outcome: Result<Value, String>,
 ) -> (Result<Value, String>, Outcome, Vec<String>) {
     // STRETCH(ch11/post_tool_failure): a failure fires its own event.
@@ -91,12 +93,12 @@ pub async fn after_call(
     // Bash answers with Claude Code's fields; any other tool with its
     // whole result.
     let response = match result.get("structuredContent") {
-        Some(fields) if call["name"] == bash::BASH => fields,
+        Some(fields) if call.name == bash::BASH => fields,
         _ => result,
     };
     let event = Event::PostToolUse {
         call,
-        input: &call["input"],
+        input: &call.input,
         response,
     };
     let (after, said) = harness.hooks.fire(&event, context.inside()).await;

@@ -14,6 +14,8 @@ use std::path::Path;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
+use crate::messages::ToolUse;
+
 /// The most characters of one string a hook's answer may add (context, a
 /// reason, plain stdout): Claude Code's cap. Claude Code saves the rest to
 /// a file and gives a preview; this harness cuts it, and says so.
@@ -50,17 +52,17 @@ pub enum Event<'a> {
     /// Before the prompt reaches the model.
     UserPromptSubmit { prompt: &'a str },
     /// Before a tool call runs: the `tool_use` block.
-    PreToolUse { call: &'a Value },
+    PreToolUse { call: &'a ToolUse },
     /// After a call that succeeded: the input it ran with, and its result.
     PostToolUse {
-        call: &'a Value,
+        call: &'a ToolUse,
         input: &'a Value,
         response: &'a Value,
     },
     /// After a call that ran and failed (chapter 10's stretch fires it):
     /// `error` is the text the model reads.
     PostToolUseFailure {
-        call: &'a Value,
+        call: &'a ToolUse,
         input: &'a Value,
         error: &'a str,
     },
@@ -98,7 +100,7 @@ impl Event<'_> {
             Event::SessionStart { .. } => Some("startup"),
             Event::PreToolUse { call }
             | Event::PostToolUse { call, .. }
-            | Event::PostToolUseFailure { call, .. } => call["name"].as_str(),
+            | Event::PostToolUseFailure { call, .. } => Some(&call.name),
             Event::SubagentStop { agent_type, .. } => Some(agent_type),
             Event::UserPromptSubmit { .. } | Event::Stop { .. } => None,
         }
@@ -125,7 +127,7 @@ impl Event<'_> {
         let fields = match self {
             Event::SessionStart { model } => json!({ "source": "startup", "model": model }),
             Event::UserPromptSubmit { prompt } => json!({ "prompt": prompt }),
-            Event::PreToolUse { call } => tool_fields(call, &call["input"]),
+            Event::PreToolUse { call } => tool_fields(call, &call.input),
             Event::PostToolUse {
                 call,
                 input,
@@ -164,8 +166,8 @@ impl Event<'_> {
 
 /// A tool event's fields: the call's name and id, and the input it runs
 /// with (a PreToolUse hook's `updatedInput` may have replaced the model's).
-fn tool_fields(call: &Value, input: &Value) -> Value {
-    json!({ "tool_name": call["name"], "tool_input": input, "tool_use_id": call["id"] })
+fn tool_fields(call: &ToolUse, input: &Value) -> Value {
+    json!({ "tool_name": call.name, "tool_input": input, "tool_use_id": call.id })
 }
 
 fn stop_fields(active: bool, answer: &str) -> Value {
@@ -373,7 +375,11 @@ mod tests {
 
     #[test]
     fn the_old_block_is_a_deny_before_a_tool_and_a_block_after_one() {
-        let call = json!({ "name": "Bash", "input": {} });
+        let call = ToolUse {
+            id: "toolu_01".into(),
+            name: "Bash".into(),
+            input: json!({}),
+        };
         let answer = r#"{"decision":"block","reason":"no"}"#;
         let before = said(answer, &Event::PreToolUse { call: &call });
         assert_eq!(before.permission, Some((Permission::Deny, "no".into())));
