@@ -38,6 +38,9 @@ fn walk(path: &str, expected: &Value, actual: &Value) -> Option<String> {
             ))
         }
         (Value::Array(want), Value::Array(got)) => {
+            if let Some(found) = one_item_apart(path, want, got) {
+                return Some(found);
+            }
             for (index, (want_item, got_item)) in want.iter().zip(got).enumerate() {
                 if let Some(found) = walk(&format!("{path}/{index}"), want_item, got_item) {
                     return Some(found);
@@ -61,6 +64,33 @@ fn walk(path: &str, expected: &Value, actual: &Value) -> Option<String> {
             describe(actual)
         )),
     }
+}
+
+/// Two arrays one item apart: a missing or an extra item is the whole
+/// difference, so name it rather than the first of the items it shifted
+/// (a conversation without the assistant's message would otherwise be
+/// reported as a user message with the wrong content).
+fn one_item_apart(path: &str, want: &[Value], got: &[Value]) -> Option<String> {
+    let without = |items: &[Value], index: usize| -> Vec<Value> {
+        let mut rest = items.to_vec();
+        rest.remove(index);
+        rest
+    };
+    if want.len() == got.len() + 1 {
+        let index = (0..want.len()).find(|&index| without(want, index) == got)?;
+        return Some(format!(
+            "{path}/{index} is missing (expected {}); the items around it match",
+            show(&want[index])
+        ));
+    }
+    if got.len() == want.len() + 1 {
+        let index = (0..got.len()).find(|&index| without(got, index) == want)?;
+        return Some(format!(
+            "{path}/{index} is not expected (it is {}); the items around it match",
+            show(&got[index])
+        ));
+    }
+    None
 }
 
 /// A value with its JSON type spelled out, so `5` vs `5.0` is visible.
@@ -119,6 +149,17 @@ mod tests {
              expected: …run the tests, tag the commit.⏎\n    \
              actual:   …run the tests, tag the commit.(ends here)"
         );
+        let want = json!({"messages": [{"role": "user"}, {"role": "assistant"}, {"role": "user"}]});
+        let got = json!({"messages": [{"role": "user"}, {"role": "user"}]});
+        assert_eq!(
+            first_difference(&want, &got).unwrap(),
+            r#"/messages/1 is missing (expected {"role":"assistant"}); the items around it match"#
+        );
+        assert_eq!(
+            first_difference(&got, &want).unwrap(),
+            r#"/messages/1 is not expected (it is {"role":"assistant"}); the items around it match"#
+        );
+        let want = json!({"id": 1, "result": {"content": [{"text": "5"}]}});
         let got = json!({"id": 1});
         assert!(
             first_difference(&want, &got)
