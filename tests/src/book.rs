@@ -52,8 +52,8 @@ pub fn heading_ids(page: &str) -> Vec<String> {
     ids
 }
 
-/// A chapter's pages: its page (`04-resources.md`, the one with the
-/// Exercise, the questions and the recap) first, then the other pages of its
+/// A chapter's pages: its page (`04-resources.md`, the one with what
+/// changed, the questions and the recap) first, then the other pages of its
 /// entry in `SUMMARY.md` in reading order, as names under book/src. The
 /// entry is the top-level line naming the page, or the top-level line above
 /// the nested line naming it: chapter 4 opens with `04-resources-tour.md`
@@ -161,7 +161,7 @@ pub fn gap_section(chapter: &Chapter, gap: &Gap) -> String {
     };
     including
         .or_else(naming)
-        .unwrap_or_else(|| format!("{}.md", chapter.dir))
+        .unwrap_or_else(|| format!("{}-exercise.md", chapter.dir))
 }
 
 /// The names of the `ANCHOR` regions that contain line `line` (1-based),

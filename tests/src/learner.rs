@@ -468,7 +468,7 @@ pub fn next_step(check: &ChapterCheck) -> String {
         );
     }
     if check.stretch {
-        let page = format!("book/src/{}.md", chapter.dir);
+        let page = format!("book/src/{}-stretch.md", chapter.dir);
         let core = gap_checks(chapter, &[], false);
         let unwritten = core
             .iter()
@@ -488,7 +488,7 @@ pub fn next_step(check: &ChapterCheck) -> String {
                 chapter.number
             ),
             Some(next) => format!(
-                "next: stretch {} in chapters/{}/{} (it is described under \"Stretch\" in {page}).",
+                "next: stretch {} in chapters/{}/{} (its page: {page}).",
                 next.gap.id,
                 chapter.dir,
                 next.gap.file.display()
@@ -505,7 +505,7 @@ pub fn next_step(check: &ChapterCheck) -> String {
             .find(|c| c.number > chapter.number)
         {
             Some(next) => format!(
-                "chapter {:02} is done. Next: book/src/{}.md, then `cargo xtask check {:02}`.",
+                "chapter {:02} is done. Next: book/src/{}-tour.md, then `cargo xtask check {:02}`.",
                 chapter.number, next.dir, next.number
             ),
             None => format!(

@@ -552,7 +552,7 @@ pub fn unwritten_gap(run: &Run) -> Option<(String, String)> {
     let gaps = gaps::gaps(&chapter).ok()?;
     let section = match gaps.iter().find(|gap| gap.id == id) {
         Some(gap) => book::gap_section(&chapter, gap),
-        None => format!("{}.md", chapter.dir),
+        None => format!("{}-exercise.md", chapter.dir),
     };
     Some((id, section))
 }
