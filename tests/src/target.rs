@@ -18,8 +18,8 @@ use std::collections::HashMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, OnceLock};
 
 use crate::course::{self, Chapter};
 
@@ -174,9 +174,10 @@ fn build_with(package: &str, bin: &str, stretch: bool) -> Result<PathBuf, String
 pub fn build_all(packages: &[String]) -> Result<(), String> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
     let mut command = Command::new(cargo);
-    command.args(["build", "--quiet", "--bins"]);
+    command.args(["build", "--quiet"]);
+    command.args(selection(packages));
     for package in packages {
-        command.args(["--package", package]);
+        command.args(["--bin", package]);
     }
     let output = command
         .arg("--message-format=json-render-diagnostics")
@@ -278,14 +279,12 @@ fn cargo_build(package: &str, bin: &str, release: bool, stretch: bool) -> Result
     // JSON messages tell us where the binary landed, whatever CARGO_TARGET_DIR
     // says; diagnostics are still rendered for humans on stderr.
     let output = Command::new(cargo)
-        .args(["build", "--package", package, "--bin", bin])
+        .arg("build")
+        .args(selection(&[package.to_string()]))
+        .args(["--bin", bin])
         .args(if show { None } else { Some("--quiet") })
         .args(release.then_some("--release"))
-        .args(if stretch {
-            &["--features", "stretch"][..]
-        } else {
-            &[]
-        })
+        .args(stretch.then(|| format!("--features={package}/stretch")))
         .arg("--message-format=json-render-diagnostics")
         .current_dir(course::root())
         .stderr(if show {
@@ -309,8 +308,71 @@ fn cargo_build(package: &str, bin: &str, release: bool, stretch: bool) -> Result
     String::from_utf8_lossy(&output.stdout)
         .lines()
         .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
-        .filter(|message| message["reason"] == "compiler-artifact")
+        .filter(|message| {
+            message["reason"] == "compiler-artifact" && message["target"]["name"] == bin
+        })
         .filter_map(|message| message["executable"].as_str().map(PathBuf::from))
         .next_back()
         .ok_or_else(|| format!("cargo built {package} but reported no executable"))
+}
+
+/// The packages every build here selects (`--package` each), with `--bin`
+/// then naming what is built: the workspace's default members (what the
+/// README's `cargo test` builds), every starter, and `extra`.
+///
+/// Why not just the one package: cargo unifies the features of the
+/// dependencies over the packages a command selects. `cargo build -p
+/// ch07-agent-loop-solution` wants a tokio with fewer features than `cargo
+/// test` at the root built, so it compiles tokio again, and with it serde,
+/// syn, serde_json, ureq, regex-automata and a dozen more: on a fresh clone
+/// the tests compiled a second copy of 18 dependencies. Selecting what `cargo
+/// test` selects (the starters add no feature: they are the solutions'
+/// copies) makes every dependency it compiled fit. `--examples` (the
+/// workspace has none, so it builds nothing) makes cargo count the
+/// dev-dependencies' features, as a test build does.
+fn selection(extra: &[String]) -> Vec<String> {
+    static SELECTED: OnceLock<Vec<String>> = OnceLock::new();
+    let selected = SELECTED.get_or_init(|| workspace_selection().unwrap_or_default());
+    let mut args = vec!["--examples".to_string()];
+    for package in selected
+        .iter()
+        .chain(extra.iter().filter(|package| !selected.contains(package)))
+    {
+        args.extend(["--package".to_string(), package.clone()]);
+    }
+    args
+}
+
+/// The default members and the starters, by name, from `cargo metadata`;
+/// `None` if it cannot say (then each build selects only its own package).
+fn workspace_selection() -> Option<Vec<String>> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
+    let output = Command::new(cargo)
+        .args([
+            "metadata",
+            "--no-deps",
+            "--format-version",
+            "1",
+            "--offline",
+        ])
+        .current_dir(course::root())
+        .stderr(Stdio::null())
+        .output()
+        .ok()
+        .filter(|output| output.status.success())?;
+    let metadata: serde_json::Value = serde_json::from_slice(&output.stdout).ok()?;
+    let defaults = metadata["workspace_default_members"].as_array()?;
+    let starters = course::root().join("chapters");
+    let names = metadata["packages"]
+        .as_array()?
+        .iter()
+        .filter(|package| {
+            defaults.contains(&package["id"])
+                || package["manifest_path"]
+                    .as_str()
+                    .is_some_and(|path| Path::new(path).starts_with(&starters))
+        })
+        .filter_map(|package| package["name"].as_str().map(str::to_string))
+        .collect();
+    Some(names)
 }
