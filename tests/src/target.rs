@@ -214,6 +214,27 @@ pub fn build_all(packages: &[String]) -> Result<(), String> {
     Ok(())
 }
 
+/// Builds `package`'s binary as `cargo run --package PACKAGE` builds it:
+/// that package alone selected, so with its own features (see
+/// [`selection`]), not the ones the other builds here share. For a demo that
+/// starts a chapter's server through `cargo run`: the run then finds it
+/// built instead of compiling it while the demo's client waits.
+pub fn build_for_cargo_run(package: &str) -> Result<(), String> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
+    let output = Command::new(cargo)
+        .args(["build", "--quiet", "--package", package, "--bin", package])
+        .current_dir(course::root())
+        .output()
+        .map_err(|err| format!("cannot run cargo: {err}"))?;
+    if !output.status.success() {
+        return Err(format!(
+            "`cargo build -p {package}` failed:\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        ));
+    }
+    Ok(())
+}
+
 /// When set, builds show cargo's progress on stderr (for interactive
 /// commands like `cargo xtask run`, where a first build takes a while);
 /// otherwise cargo is quiet and its errors go into the report.
