@@ -172,12 +172,28 @@ fn build_with(package: &str, bin: &str, stretch: bool) -> Result<PathBuf, String
 /// calls it first; where the joint build fails (one crate has an error),
 /// nothing is remembered and each [`build`] reports its own crate's errors.
 pub fn build_all(packages: &[String]) -> Result<(), String> {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
-    let mut command = Command::new(cargo);
+    build_together(packages, false)
+}
+
+/// [`build_all`] with each package's `stretch` feature, remembered as the
+/// stretch builds [`Target::built`] makes (a stretch scenario's binary).
+pub fn build_all_stretch(packages: &[String]) -> Result<(), String> {
+    build_together(packages, true)
+}
+
+fn build_together(packages: &[String], stretch: bool) -> Result<(), String> {
+    let mut command = cargo();
     command.args(["build", "--quiet"]);
     command.args(selection(packages));
     for package in packages {
         command.args(["--bin", package]);
+    }
+    if stretch {
+        let features: Vec<String> = packages
+            .iter()
+            .map(|package| format!("{package}/stretch"))
+            .collect();
+        command.arg(format!("--features={}", features.join(",")));
     }
     let output = command
         .arg("--message-format=json-render-diagnostics")
@@ -207,8 +223,9 @@ pub fn build_all(packages: &[String]) -> Result<(), String> {
             continue;
         };
         if packages.iter().any(|package| package == name) {
-            let path = own_copy(Path::new(executable), false)?;
-            built.insert(format!("{name} {name}"), Ok(path));
+            let path = own_copy(Path::new(executable), stretch)?;
+            let key = format!("{name} {name}{}", if stretch { " stretch" } else { "" });
+            built.insert(key, Ok(path));
         }
     }
     Ok(())
@@ -295,11 +312,10 @@ fn own_copy(built: &Path, stretch: bool) -> Result<PathBuf, String> {
 }
 
 fn cargo_build(package: &str, bin: &str, release: bool, stretch: bool) -> Result<PathBuf, String> {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
     let show = SHOW_PROGRESS.load(Ordering::Relaxed);
     // JSON messages tell us where the binary landed, whatever CARGO_TARGET_DIR
     // says; diagnostics are still rendered for humans on stderr.
-    let output = Command::new(cargo)
+    let output = cargo()
         .arg("build")
         .args(selection(&[package.to_string()]))
         .args(["--bin", bin])
@@ -335,6 +351,36 @@ fn cargo_build(package: &str, bin: &str, release: bool, stretch: bool) -> Result
         .filter_map(|message| message["executable"].as_str().map(PathBuf::from))
         .next_back()
         .ok_or_else(|| format!("cargo built {package} but reported no executable"))
+}
+
+/// A cargo command for the builds here, without the variables cargo sets
+/// for the test process that runs it (`CARGO_PKG_NAME=wire-tests`,
+/// `CARGO_MANIFEST_DIR`, …). A build script that reruns when one of them
+/// changes (ring's does, for `CARGO_PKG_NAME` among others) would otherwise
+/// see them set here and unset in the `cargo test` that started the tests,
+/// and rerun in each: every `cargo test` compiled ring, rustls, ureq, the
+/// support crates and chapters 07 to 11 twice more, warm or not.
+fn cargo() -> Command {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
+    let mut command = Command::new(cargo);
+    for (name, _) in std::env::vars_os() {
+        let name = name.to_string_lossy();
+        let set_for_the_tests = name.starts_with("CARGO_PKG_")
+            || name.starts_with("CARGO_MANIFEST_")
+            || [
+                "CARGO_CRATE_NAME",
+                "CARGO_BIN_NAME",
+                "CARGO_PRIMARY_PACKAGE",
+                "CARGO_TARGET_TMPDIR",
+                "CARGO_RUSTC_CURRENT_DIR",
+                "OUT_DIR",
+            ]
+            .contains(&name.as_ref());
+        if set_for_the_tests {
+            command.env_remove(name.as_ref());
+        }
+    }
+    command
 }
 
 /// The packages every build here selects (`--package` each), with `--bin`
