@@ -1,6 +1,9 @@
 //! Files the course writes from its sources (the book's views, diagrams,
 //! listings and exercises): written when they differ, removed when nothing
-//! generates them any more, and only compared under `--check`.
+//! generates them any more, and only compared under `--check`. Every
+//! generated file (the book's, the support crates', the workshop schedule)
+//! is written here; the starters have their own writer, [`crate::starters`],
+//! because a learner's edits in them must never be overwritten.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -11,19 +14,23 @@ use crate::course::relative;
 /// reports) files in their folders that nothing generates any more.
 /// Returns the paths that were stale, relative to the workspace root.
 pub fn sync(files: &[(PathBuf, String)], dir: &Path, check: bool) -> Result<Vec<String>, String> {
+    sync_among(files, files_under(dir), check)
+}
+
+/// [`sync`], where the files that may be left over are `on_disk` (for a
+/// folder that also holds files nothing generates, like `support/`).
+pub fn sync_among(
+    files: &[(PathBuf, String)],
+    on_disk: Vec<PathBuf>,
+    check: bool,
+) -> Result<Vec<String>, String> {
     let mut stale = Vec::new();
     for (path, content) in files {
-        if fs::read_to_string(path).ok().as_deref() == Some(content.as_str()) {
-            continue;
-        }
-        stale.push(relative(path));
-        if !check {
-            fs::create_dir_all(path.parent().expect("a file has a folder"))
-                .map_err(|err| err.to_string())?;
-            fs::write(path, content).map_err(|err| format!("{}: {err}", path.display()))?;
+        if write(path, content, check)? {
+            stale.push(relative(path));
         }
     }
-    for path in files_under(dir) {
+    for path in on_disk {
         if files.iter().any(|(wanted, _)| *wanted == path) {
             continue;
         }
@@ -33,6 +40,20 @@ pub fn sync(files: &[(PathBuf, String)], dir: &Path, check: bool) -> Result<Vec<
         }
     }
     Ok(stale)
+}
+
+/// The one place a generated file is written: `content` goes to `path`
+/// when it differs (with `check`, nothing is written). True when it differed.
+pub fn write(path: &Path, content: &str, check: bool) -> Result<bool, String> {
+    if fs::read_to_string(path).ok().as_deref() == Some(content) {
+        return Ok(false);
+    }
+    if !check {
+        fs::create_dir_all(path.parent().expect("a file has a folder"))
+            .and_then(|()| fs::write(path, content))
+            .map_err(|err| format!("{}: {err}", relative(path)))?;
+    }
+    Ok(true)
 }
 
 /// Every file below `dir`, sorted.

@@ -20,6 +20,9 @@
 //! - [`book`] finds the section that explains a scenario or a gap;
 //! - [`budgets`] measures a chapter against the small-lessons budgets;
 //! - [`tools`] checks the programs outside Rust a chapter needs (`jq`);
+//! - [`generated`] writes every generated file (the book's pages, the
+//!   support crates' files, the workshop schedule); only the starters have a
+//!   writer of their own, which keeps a learner's edits;
 //! - [`course`] knows the layout; [`jsondiff`] and [`textdiff`] explain differences;
 //! - [`workshop`] reads the minutes in the book's speaker notes and writes the
 //!   workshop schedules.

@@ -97,29 +97,7 @@ pub fn files() -> Result<Vec<(PathBuf, String)>, String> {
 /// them), and removes generated files the list no longer names. Returns the
 /// stale paths, relative to the root.
 pub fn sync(check: bool) -> Result<Vec<String>, String> {
-    let files = files()?;
-    let mut stale = Vec::new();
-    for (path, content) in &files {
-        if fs::read_to_string(path).ok().as_deref() == Some(content.as_str()) {
-            continue;
-        }
-        stale.push(course::relative(path));
-        if !check {
-            fs::create_dir_all(path.parent().expect("a file has a folder"))
-                .and_then(|()| fs::write(path, content))
-                .map_err(|err| format!("{}: {err}", path.display()))?;
-        }
-    }
-    for path in generated_on_disk() {
-        if files.iter().any(|(wanted, _)| *wanted == path) {
-            continue;
-        }
-        stale.push(format!("{} (no longer generated)", course::relative(&path)));
-        if !check {
-            fs::remove_file(&path).map_err(|err| format!("{}: {err}", path.display()))?;
-        }
-    }
-    Ok(stale)
+    crate::generated::sync_among(&files()?, generated_on_disk(), check)
 }
 
 /// The files under `support/` that say they were generated.

@@ -18,8 +18,8 @@ use std::collections::HashMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, OnceLock};
 
 use crate::course::{self, Chapter};
 
@@ -172,11 +172,28 @@ fn build_with(package: &str, bin: &str, stretch: bool) -> Result<PathBuf, String
 /// calls it first; where the joint build fails (one crate has an error),
 /// nothing is remembered and each [`build`] reports its own crate's errors.
 pub fn build_all(packages: &[String]) -> Result<(), String> {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
-    let mut command = Command::new(cargo);
-    command.args(["build", "--quiet", "--bins"]);
+    build_together(packages, false)
+}
+
+/// [`build_all`] with each package's `stretch` feature, remembered as the
+/// stretch builds [`Target::built`] makes (a stretch scenario's binary).
+pub fn build_all_stretch(packages: &[String]) -> Result<(), String> {
+    build_together(packages, true)
+}
+
+fn build_together(packages: &[String], stretch: bool) -> Result<(), String> {
+    let mut command = cargo();
+    command.args(["build", "--quiet"]);
+    command.args(selection(packages));
     for package in packages {
-        command.args(["--package", package]);
+        command.args(["--bin", package]);
+    }
+    if stretch {
+        let features: Vec<String> = packages
+            .iter()
+            .map(|package| format!("{package}/stretch"))
+            .collect();
+        command.arg(format!("--features={}", features.join(",")));
     }
     let output = command
         .arg("--message-format=json-render-diagnostics")
@@ -206,9 +223,31 @@ pub fn build_all(packages: &[String]) -> Result<(), String> {
             continue;
         };
         if packages.iter().any(|package| package == name) {
-            let path = own_copy(Path::new(executable), false)?;
-            built.insert(format!("{name} {name}"), Ok(path));
+            let path = own_copy(Path::new(executable), stretch)?;
+            let key = format!("{name} {name}{}", if stretch { " stretch" } else { "" });
+            built.insert(key, Ok(path));
         }
+    }
+    Ok(())
+}
+
+/// Builds `package`'s binary as `cargo run --package PACKAGE` builds it:
+/// that package alone selected, so with its own features (see
+/// [`selection`]), not the ones the other builds here share. For a demo that
+/// starts a chapter's server through `cargo run`: the run then finds it
+/// built instead of compiling it while the demo's client waits.
+pub fn build_for_cargo_run(package: &str) -> Result<(), String> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
+    let output = Command::new(cargo)
+        .args(["build", "--quiet", "--package", package, "--bin", package])
+        .current_dir(course::root())
+        .output()
+        .map_err(|err| format!("cannot run cargo: {err}"))?;
+    if !output.status.success() {
+        return Err(format!(
+            "`cargo build -p {package}` failed:\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        ));
     }
     Ok(())
 }
@@ -273,19 +312,16 @@ fn own_copy(built: &Path, stretch: bool) -> Result<PathBuf, String> {
 }
 
 fn cargo_build(package: &str, bin: &str, release: bool, stretch: bool) -> Result<PathBuf, String> {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
     let show = SHOW_PROGRESS.load(Ordering::Relaxed);
     // JSON messages tell us where the binary landed, whatever CARGO_TARGET_DIR
     // says; diagnostics are still rendered for humans on stderr.
-    let output = Command::new(cargo)
-        .args(["build", "--package", package, "--bin", bin])
+    let output = cargo()
+        .arg("build")
+        .args(selection(&[package.to_string()]))
+        .args(["--bin", bin])
         .args(if show { None } else { Some("--quiet") })
         .args(release.then_some("--release"))
-        .args(if stretch {
-            &["--features", "stretch"][..]
-        } else {
-            &[]
-        })
+        .args(stretch.then(|| format!("--features={package}/stretch")))
         .arg("--message-format=json-render-diagnostics")
         .current_dir(course::root())
         .stderr(if show {
@@ -309,8 +345,101 @@ fn cargo_build(package: &str, bin: &str, release: bool, stretch: bool) -> Result
     String::from_utf8_lossy(&output.stdout)
         .lines()
         .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
-        .filter(|message| message["reason"] == "compiler-artifact")
+        .filter(|message| {
+            message["reason"] == "compiler-artifact" && message["target"]["name"] == bin
+        })
         .filter_map(|message| message["executable"].as_str().map(PathBuf::from))
         .next_back()
         .ok_or_else(|| format!("cargo built {package} but reported no executable"))
+}
+
+/// A cargo command for the builds here, without the variables cargo sets
+/// for the test process that runs it (`CARGO_PKG_NAME=wire-tests`,
+/// `CARGO_MANIFEST_DIR`, …). A build script that reruns when one of them
+/// changes (ring's does, for `CARGO_PKG_NAME` among others) would otherwise
+/// see them set here and unset in the `cargo test` that started the tests,
+/// and rerun in each: every `cargo test` compiled ring, rustls, ureq, the
+/// support crates and chapters 07 to 11 twice more, warm or not.
+fn cargo() -> Command {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
+    let mut command = Command::new(cargo);
+    for (name, _) in std::env::vars_os() {
+        let name = name.to_string_lossy();
+        let set_for_the_tests = name.starts_with("CARGO_PKG_")
+            || name.starts_with("CARGO_MANIFEST_")
+            || [
+                "CARGO_CRATE_NAME",
+                "CARGO_BIN_NAME",
+                "CARGO_PRIMARY_PACKAGE",
+                "CARGO_TARGET_TMPDIR",
+                "CARGO_RUSTC_CURRENT_DIR",
+                "OUT_DIR",
+            ]
+            .contains(&name.as_ref());
+        if set_for_the_tests {
+            command.env_remove(name.as_ref());
+        }
+    }
+    command
+}
+
+/// The packages every build here selects (`--package` each), with `--bin`
+/// then naming what is built: the workspace's default members (what the
+/// README's `cargo test` builds), every starter, and `extra`.
+///
+/// Why not just the one package: cargo unifies the features of the
+/// dependencies over the packages a command selects. `cargo build -p
+/// ch07-agent-loop-solution` wants a tokio with fewer features than `cargo
+/// test` at the root built, so it compiles tokio again, and with it serde,
+/// syn, serde_json, ureq, regex-automata and a dozen more: on a fresh clone
+/// the tests compiled a second copy of 18 dependencies. Selecting what `cargo
+/// test` selects (the starters add no feature: they are the solutions'
+/// copies) makes every dependency it compiled fit. `--examples` (the
+/// workspace has none, so it builds nothing) makes cargo count the
+/// dev-dependencies' features, as a test build does.
+fn selection(extra: &[String]) -> Vec<String> {
+    static SELECTED: OnceLock<Vec<String>> = OnceLock::new();
+    let selected = SELECTED.get_or_init(|| workspace_selection().unwrap_or_default());
+    let mut args = vec!["--examples".to_string()];
+    for package in selected
+        .iter()
+        .chain(extra.iter().filter(|package| !selected.contains(package)))
+    {
+        args.extend(["--package".to_string(), package.clone()]);
+    }
+    args
+}
+
+/// The default members and the starters, by name, from `cargo metadata`;
+/// `None` if it cannot say (then each build selects only its own package).
+fn workspace_selection() -> Option<Vec<String>> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
+    let output = Command::new(cargo)
+        .args([
+            "metadata",
+            "--no-deps",
+            "--format-version",
+            "1",
+            "--offline",
+        ])
+        .current_dir(course::root())
+        .stderr(Stdio::null())
+        .output()
+        .ok()
+        .filter(|output| output.status.success())?;
+    let metadata: serde_json::Value = serde_json::from_slice(&output.stdout).ok()?;
+    let defaults = metadata["workspace_default_members"].as_array()?;
+    let starters = course::root().join("chapters");
+    let names = metadata["packages"]
+        .as_array()?
+        .iter()
+        .filter(|package| {
+            defaults.contains(&package["id"])
+                || package["manifest_path"]
+                    .as_str()
+                    .is_some_and(|path| Path::new(path).starts_with(&starters))
+        })
+        .filter_map(|package| package["name"].as_str().map(str::to_string))
+        .collect();
+    Some(names)
 }

@@ -264,13 +264,7 @@ pub fn schedule() -> Result<String, String> {
 /// Writes the schedule if it changed (or, with `check`, only says so).
 /// Returns the file's path when it was stale, for `cargo xtask changes`.
 pub fn refresh(check: bool) -> Result<Option<String>, String> {
-    let text = schedule()?;
     let path = schedule_path();
-    if fs::read_to_string(&path).ok().as_deref() == Some(text.as_str()) {
-        return Ok(None);
-    }
-    if !check {
-        fs::write(&path, text).map_err(|err| format!("{}: {err}", course::relative(&path)))?;
-    }
-    Ok(Some(course::relative(&path)))
+    let stale = crate::generated::write(&path, &schedule()?, check)?;
+    Ok(stale.then(|| course::relative(&path)))
 }

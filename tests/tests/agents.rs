@@ -157,7 +157,7 @@ fn add_server() -> String {
 #[test]
 fn the_demo_delegates_two_tasks_and_labels_each_contexts_turns() {
     // The demo starts chapter 3's server with `cargo run`: build it first.
-    add_server();
+    target::build_for_cargo_run(&Chapter::find("03").unwrap().solution_package()).unwrap();
     let output = ch09()
         .env_remove("WIRE_MODEL")
         .env_remove("ANTHROPIC_API_KEY")

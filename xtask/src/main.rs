@@ -478,11 +478,7 @@ fn changes(args: &[String]) -> Result<(), String> {
     let check = args.iter().any(|arg| arg == "--check");
     let mut names = Vec::new();
     for (name, path, diff) in stale {
-        if !check {
-            fs::create_dir_all(path.parent().expect("a file has a folder"))
-                .and_then(|()| fs::write(&path, diff))
-                .map_err(|err| format!("cannot write {name}: {err}"))?;
-        }
+        generated::write(&path, &diff, check)?;
         names.push(name);
     }
     // The frame views and sequence diagrams, drawn from the transcripts.

@@ -9,9 +9,10 @@
 //! limited to the lines of a diff that adds each gap's body to its file
 //! (cargo-mutants' `--in-diff`), written here from the gap markers, so the
 //! set follows the markers as they move. The tests are the chapter's
-//! scenarios (`binary(scenarios) & test(/^chNN::/)`) and the test files that drive
-//! its binary beyond them, run by cargo-nextest so that one filter
-//! expression can name both.
+//! scenarios (`binary(all) & test(/^scenarios::chNN::/)`) and the test files
+//! that drive its binary beyond them (`test(/^agent::/)`: each file is a
+//! module of the one test binary `all`), run by cargo-nextest so that one
+//! filter expression can name both.
 //!
 //! A maintainer's tool, not part of CI: each mutant is a build and a test
 //! run, minutes per chapter. Results go in CONTRIBUTING's table.
@@ -111,9 +112,12 @@ pub fn run(args: &[String]) -> Result<(), String> {
     // this chapter's scenarios *and* whole test files: a libtest name filter
     // (`-- chNN::`) would reach every test binary and run none of the files'
     // tests (it did, and a mutant survived that the file's test catches).
-    let mut filter = format!("(binary(scenarios) & test(/^ch{:02}::/))", chapter.number);
+    let mut filter = format!(
+        "(binary(all) & test(/^scenarios::ch{:02}::/))",
+        chapter.number
+    );
     for test in extra_tests(chapter.number) {
-        filter += &format!(" | binary({test})");
+        filter += &format!(" | (binary(all) & test(/^{test}::/))");
     }
     command.args(["--test-tool", "nextest", "--", "-E", &filter]);
     eprintln!("mutants: {}", describe(&command));
