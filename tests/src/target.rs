@@ -182,6 +182,12 @@ pub fn build_all_stretch(packages: &[String]) -> Result<(), String> {
 }
 
 fn build_together(packages: &[String], stretch: bool) -> Result<(), String> {
+    // Held from the build to the links, as `build_with` holds it: cargo puts
+    // a binary at one path whatever its features, so another thread's build
+    // in between would leave the link pointing at the other build.
+    let mut built = BUILT
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
     let mut command = cargo();
     command.args(["build", "--quiet"]);
     command.args(selection(packages));
@@ -207,9 +213,6 @@ fn build_together(packages: &[String], stretch: bool) -> Result<(), String> {
             packages.len()
         ));
     }
-    let mut built = BUILT
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
     let built = built.get_or_insert_with(HashMap::new);
     for message in String::from_utf8_lossy(&output.stdout)
         .lines()
@@ -237,6 +240,11 @@ fn build_together(packages: &[String], stretch: bool) -> Result<(), String> {
 /// starts a chapter's server through `cargo run`: the run then finds it
 /// built instead of compiling it while the demo's client waits.
 pub fn build_for_cargo_run(package: &str) -> Result<(), String> {
+    // It replaces the binary at the path the other builds link from: not
+    // while one of them is between its build and its link.
+    let _building = BUILT
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
     let output = Command::new(cargo)
         .args(["build", "--quiet", "--package", package, "--bin", package])
