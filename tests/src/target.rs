@@ -19,7 +19,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Mutex, MutexGuard, OnceLock};
 
 use crate::course::{self, Chapter};
 
@@ -130,12 +130,19 @@ pub fn build(package: &str) -> Result<PathBuf, String> {
 /// The binaries built so far in this process, by `"package bin"`.
 static BUILT: Mutex<Option<HashMap<String, Result<PathBuf, String>>>> = Mutex::new(None);
 
+/// The builds so far, locked. Every cargo build here holds it from the
+/// build to the link of its binary (see `own_copy`); a test that panicked
+/// while holding it leaves the map as it was, so it is used anyway.
+fn lock_built() -> MutexGuard<'static, Option<HashMap<String, Result<PathBuf, String>>>> {
+    BUILT
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
 /// Forgets every build, so the next [`build`] runs cargo again: for
 /// `cargo xtask watch`, which checks the same crate after each save.
 pub fn forget_builds() {
-    *BUILT
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner()) = None;
+    *lock_built() = None;
 }
 
 /// Builds binary `bin` of `package` (once per test process): the replay
@@ -147,9 +154,7 @@ pub fn build_bin(package: &str, bin: &str) -> Result<PathBuf, String> {
 
 /// [`build_bin`], with the `stretch` feature when `stretch` is set.
 fn build_with(package: &str, bin: &str, stretch: bool) -> Result<PathBuf, String> {
-    let mut built = BUILT
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    let mut built = lock_built();
     let built = built.get_or_insert_with(HashMap::new);
     let key = format!("{package} {bin}{}", if stretch { " stretch" } else { "" });
     if let Some(result) = built.get(&key) {
@@ -185,9 +190,7 @@ fn build_together(packages: &[String], stretch: bool) -> Result<(), String> {
     // Held from the build to the links, as `build_with` holds it: cargo puts
     // a binary at one path whatever its features, so another thread's build
     // in between would leave the link pointing at the other build.
-    let mut built = BUILT
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    let mut built = lock_built();
     let mut command = cargo();
     command.args(["build", "--quiet"]);
     command.args(selection(packages));
@@ -242,9 +245,7 @@ fn build_together(packages: &[String], stretch: bool) -> Result<(), String> {
 pub fn build_for_cargo_run(package: &str) -> Result<(), String> {
     // It replaces the binary at the path the other builds link from: not
     // while one of them is between its build and its link.
-    let _building = BUILT
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    let _building = lock_built();
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
     let output = Command::new(cargo)
         .args(["build", "--quiet", "--package", package, "--bin", package])
