@@ -5,6 +5,7 @@ use std::fs;
 
 use crate::course::Chapter;
 use crate::gaps::Gap;
+use crate::markers::Marker;
 
 /// The id mdBook gives a heading: lower case, spaces to `-`, punctuation
 /// dropped (`## Bytes, not strings` → `bytes-not-strings`).
@@ -170,16 +171,17 @@ fn anchors_around(source: &str, line: usize) -> Vec<String> {
     let mut open: Vec<(String, usize)> = Vec::new();
     let mut found: Vec<(String, usize)> = Vec::new();
     for (index, text) in source.lines().enumerate() {
-        if let Some((_, name)) = text.split_once("ANCHOR_END: ") {
-            let name = name.trim();
-            if let Some(at) = open.iter().rposition(|(open, _)| open == name) {
-                let (name, start) = open.remove(at);
-                if start < line && line <= index + 1 {
-                    found.push((name, index + 1 - start));
+        match Marker::parse(text) {
+            Ok(Some(Marker::AnchorEnd { name })) => {
+                if let Some(at) = open.iter().rposition(|(open, _)| open == name) {
+                    let (name, start) = open.remove(at);
+                    if start < line && line <= index + 1 {
+                        found.push((name, index + 1 - start));
+                    }
                 }
             }
-        } else if let Some((_, name)) = text.split_once("ANCHOR: ") {
-            open.push((name.trim().to_string(), index + 1));
+            Ok(Some(Marker::Anchor { name })) => open.push((name.to_string(), index + 1)),
+            _ => {}
         }
     }
     found.sort_by_key(|(_, size)| *size);

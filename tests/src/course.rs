@@ -268,10 +268,7 @@ pub fn changes(chapter: &Chapter) -> Option<String> {
 /// that mark the regions the book's listings include.
 fn without_anchors(text: &str) -> String {
     text.lines()
-        .filter(|line| {
-            let line = line.trim_start();
-            !(line.starts_with("// ANCHOR: ") || line.starts_with("// ANCHOR_END: "))
-        })
+        .filter(|line| !crate::markers::is_anchor(line))
         .map(|line| format!("{line}\n"))
         .collect()
 }

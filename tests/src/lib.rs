@@ -12,6 +12,8 @@
 //!   first difference;
 //! - [`client_runner`] drives a client or an agent (chapters 6 on): the
 //!   `replay-server` binary plays its servers, a stub HTTP server its model;
+//! - [`markers`] reads the marker comments (`GAP`, `END`, `starter:`,
+//!   `STRETCH`, mdBook's `ANCHOR`): every tool that looks for one asks it;
 //! - [`gaps`] turns the marked solutions into starter crates, and
 //!   [`starters`] writes them without ever losing a learner's edits;
 //! - [`support`] generates the support crates' settled code from the
@@ -39,6 +41,7 @@ pub mod hints;
 pub mod http_runner;
 pub mod jsondiff;
 pub mod learner;
+pub mod markers;
 pub mod runner;
 pub mod starters;
 pub mod support;

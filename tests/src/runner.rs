@@ -13,7 +13,7 @@ use serde_json::Value;
 use crate::course::Chapter;
 use crate::target::Target;
 use crate::transcript::{Direction, Frame, Runner, Transcript};
-use crate::{book, gaps, jsondiff};
+use crate::{book, gaps, jsondiff, markers};
 
 /// What one run of a binary produced.
 pub struct Run {
@@ -546,8 +546,7 @@ pub fn report_why(
 pub fn unwritten_gap(run: &Run) -> Option<(String, String)> {
     let stderr = String::from_utf8_lossy(&run.stderr);
     let stdout = String::from_utf8_lossy(&run.stdout);
-    let id = gap_id_after(&stderr, "not yet implemented: ")
-        .or_else(|| gap_id_after(&stdout, "TODO("))?;
+    let id = markers::placeholder_id(&stderr, &stdout)?;
     let chapter = Chapter::find(id.split('/').next()?).ok()?;
     let gaps = gaps::gaps(&chapter).ok()?;
     let section = match gaps.iter().find(|gap| gap.id == id) {
@@ -555,19 +554,6 @@ pub fn unwritten_gap(run: &Run) -> Option<(String, String)> {
         None => format!("{}-exercise.md", chapter.dir),
     };
     Some((id, section))
-}
-
-/// The first `chNN/name` right after `marker` in `text`.
-fn gap_id_after(text: &str, marker: &str) -> Option<String> {
-    text.match_indices(marker).find_map(|(at, _)| {
-        let rest = &text[at + marker.len()..];
-        let id: String = rest
-            .chars()
-            .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '/' | '-' | '_'))
-            .collect();
-        let (chapter, name) = id.split_once('/')?;
-        (chapter.len() == 4 && chapter.starts_with("ch") && !name.is_empty()).then_some(id)
-    })
 }
 
 /// Regenerates the server frames of a transcript from `bin`: the output that

@@ -10,7 +10,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use crate::course::{self, Chapter};
-use crate::gaps;
+use crate::{gaps, markers};
 
 /// The list, relative to the workspace root.
 pub const MANIFEST: &str = "support/taught.txt";
@@ -70,7 +70,7 @@ pub fn generate(row: &Taught) -> Result<String, String> {
         .map_err(|err| format!("{source}: cannot read it ({err}); fix {MANIFEST}"))?;
     let code: String = gaps::without_markers(&text)
         .lines()
-        .filter(|line| !is_anchor(line))
+        .filter(|line| !markers::is_anchor(line))
         .map(|line| format!("{line}\n"))
         .collect();
     let header = format!(
@@ -78,11 +78,6 @@ pub fn generate(row: &Taught) -> Result<String, String> {
         row.chapter.number
     );
     gaps::rustfmt(&format!("{header}{code}"))
-}
-
-fn is_anchor(line: &str) -> bool {
-    let line = line.trim_start();
-    line.starts_with("// ANCHOR:") || line.starts_with("// ANCHOR_END:")
 }
 
 /// Every generated file: path (absolute) and content.

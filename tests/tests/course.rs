@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use wire_tests::course::{self, Chapter};
 use wire_tests::target::{self, Kind, Target};
 use wire_tests::transcript::Transcript;
-use wire_tests::{book, gaps, learner, runner, starters};
+use wire_tests::{book, gaps, learner, markers, runner, starters};
 
 /// Says something even when the test passes: libtest captures `print!` and
 /// `eprint!`, not a direct write to the process's stderr.
@@ -344,18 +344,10 @@ fn every_book_include_resolves_to_something() {
 
 /// The lines between `ANCHOR: name` and `ANCHOR_END: name`, or `None`.
 fn anchored(content: &str, anchor: &str) -> Option<String> {
-    let start = content
-        .lines()
-        .position(|line| line.trim_end().ends_with(&format!("ANCHOR: {anchor}")))?;
-    let lines: Vec<&str> = content.lines().collect();
-    let end = lines[start..]
-        .iter()
-        .position(|line| line.trim_end().ends_with(&format!("ANCHOR_END: {anchor}")))?;
     Some(
-        lines[start + 1..start + end]
-            .iter()
-            .filter(|line| !line.contains("ANCHOR"))
-            .copied()
+        markers::anchored(content, anchor)?
+            .into_iter()
+            .filter(|line| !markers::is_anchor(line))
             .collect::<Vec<_>>()
             .join("\n"),
     )
