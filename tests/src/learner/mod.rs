@@ -10,6 +10,8 @@ use crate::target::{Kind, Target};
 use crate::transcript::Transcript;
 use crate::{book, runner};
 
+pub mod hints;
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum GapState {
     /// The code between the markers is still the starter's placeholder.
