@@ -4,7 +4,7 @@
 use std::fs;
 
 use crate::course::Chapter;
-use crate::gaps::Gap;
+use crate::generate::gaps::Gap;
 use crate::markers::Marker;
 
 /// The id mdBook gives a heading: lower case, spaces to `-`, punctuation
@@ -207,7 +207,7 @@ pub fn why_line(reference: &str) -> String {
 /// `showed “Fehler”`) is text, not punctuation, and passes.
 pub fn uncopyable(html: &str) -> Vec<String> {
     let mut problems = Vec::new();
-    let text = crate::exercises::text_of(html);
+    let text = crate::generate::exercises::text_of(html);
     let chars: Vec<char> = text.chars().collect();
     for (at, pair) in chars.windows(2).enumerate() {
         let before = at.checked_sub(1).map(|i| chars[i]);
@@ -244,7 +244,7 @@ pub fn uncopyable(html: &str) -> Vec<String> {
     for code in html.split("<code").skip(1) {
         let code = code.split_once('>').map_or("", |(_, rest)| rest);
         let code = code.split("</code>").next().unwrap_or_default();
-        let chars: Vec<char> = crate::exercises::text_of(code).chars().collect();
+        let chars: Vec<char> = crate::generate::exercises::text_of(code).chars().collect();
         for (at, &c) in chars.iter().enumerate() {
             if !"“”‘’".contains(c) {
                 continue;
@@ -337,7 +337,7 @@ pub fn page_length(html: &str) -> PageLength {
             .find("</pre>")
             .map_or(block.len(), |end| end + "</pre>".len());
         length.code_blocks += 1;
-        length.code_lines += crate::exercises::text_of(&block[..end])
+        length.code_lines += crate::generate::exercises::text_of(&block[..end])
             .trim_matches('\n')
             .lines()
             .count();
@@ -354,7 +354,7 @@ pub fn page_length(html: &str) -> PageLength {
             .map_or("", |(_, after)| after);
     }
     text.push_str(rest);
-    length.words = crate::exercises::text_of(&text.replace('<', " <"))
+    length.words = crate::generate::exercises::text_of(&text.replace('<', " <"))
         .split_whitespace()
         .count();
     length

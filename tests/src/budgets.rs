@@ -13,7 +13,7 @@ use std::fs;
 use std::path::Path;
 
 use crate::course::Chapter;
-use crate::generated::files_under;
+use crate::generate::generated::files_under;
 use crate::markers::{self, Marker, Opening};
 
 /// The budgets, from chapter 07 on (DEVELOPERS.md, CONTRIBUTING.md).

@@ -1,7 +1,7 @@
 //! Markers: the comment lines in the course's sources that its tools read,
 //! read here and nowhere else.
 //!
-//! A solution marks what the learner writes (see [`crate::gaps`] for what
+//! A solution marks what the learner writes (see [`crate::generate::gaps`] for what
 //! the starter generator does with it) and what the book includes:
 //!
 //! ```text

@@ -5,7 +5,8 @@
 use std::fs;
 
 use wire_tests::course::{self, Chapter};
-use wire_tests::{markers, target};
+use wire_tests::markers;
+use wire_tests::run::target;
 
 /// The most lines of code the agent loop may have.
 const MAX_LOOP_LINES: usize = 20;

@@ -5,7 +5,9 @@
 use std::fs;
 
 use wire_tests::course::{self, Chapter};
-use wire_tests::{book, exercises, hints, markers};
+use wire_tests::generate::exercises;
+use wire_tests::learner::hints;
+use wire_tests::{book, markers};
 
 #[test]
 fn every_gap_has_hints_in_three_tiers() {

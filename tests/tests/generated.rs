@@ -5,7 +5,8 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use wire_tests::{course, diagrams, generated, markers, views};
+use wire_tests::generate::{diagrams, generated, views};
+use wire_tests::{course, markers};
 
 fn assert_fresh(files: &[(PathBuf, String)], dir: &Path) {
     // `sync` with `check` only compares: it writes and removes nothing.

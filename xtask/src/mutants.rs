@@ -141,7 +141,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
 /// file: one hunk per gap, whose added lines are the gap's lines as they
 /// stand in the file now (cargo-mutants checks them against the source).
 pub fn gap_diff(chapter: &Chapter) -> Result<String, String> {
-    let mut files: Vec<_> = wire_tests::gaps::gaps(chapter)?
+    let mut files: Vec<_> = wire_tests::generate::gaps::gaps(chapter)?
         .into_iter()
         .map(|gap| gap.file)
         .collect();

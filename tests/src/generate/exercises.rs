@@ -29,9 +29,10 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use crate::course::{self, Chapter};
-use crate::gaps::{self, Gap};
+use crate::generate::gaps::{self, Gap};
+use crate::generate::generated;
+use crate::learner::hints;
 use crate::markers::{self, Opening, Part, Source};
-use crate::{generated, hints};
 
 /// `book/src/generated/listings/03-add-tool/src/tools.rs.txt`.
 pub fn listing_path(chapter: &Chapter, file: &Path) -> PathBuf {

@@ -29,7 +29,7 @@ use std::fs;
 use std::path::PathBuf;
 
 use crate::course::{self, Chapter};
-use crate::gaps::{self, Gap};
+use crate::generate::gaps::{self, Gap};
 use crate::markers;
 
 /// The tier headings, in the order a learner sees them.

@@ -11,9 +11,11 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::course::Chapter;
-use crate::target::Target;
-use crate::transcript::{Direction, Frame, Runner, Transcript};
-use crate::{book, gaps, jsondiff, markers};
+use crate::generate::gaps;
+use crate::run::jsondiff;
+use crate::run::target::Target;
+use crate::run::transcript::{Direction, Frame, Runner, Transcript};
+use crate::{book, markers};
 
 /// What one run of a binary produced.
 pub struct Run {
@@ -277,9 +279,11 @@ pub fn check_waiting(
     timeout: Duration,
 ) -> Result<(), String> {
     match transcript.runner {
-        Runner::Http => return crate::http_runner::check(transcript, target),
+        Runner::Http => return crate::run::http_runner::check(transcript, target),
         // Hosts (`client`, `agent`) are driven the other way round.
-        Runner::Client | Runner::Agent => return crate::client_runner::check(transcript, target),
+        Runner::Client | Runner::Agent => {
+            return crate::run::client_runner::check(transcript, target);
+        }
         Runner::Server => {}
     }
     let Lockstep { run, stalled } = run_lockstep(transcript, &target.path, timeout)
