@@ -132,7 +132,10 @@ fn max_concurrent_zero_is_a_usage_error() {
 /// The tour with `--max-concurrent 1`: the second subagent waits for the
 /// first to finish, so the stub model, which answers neither first request
 /// until both have arrived, fails the run. The same transcript passes with
-/// the default bound (`ch09::tour`): the two runs did overlap.
+/// the default bound (`ch09::tour`): the two runs did overlap. The stub's
+/// wait is short here: this host cannot send the second request while the
+/// first is unanswered, however long the stub waits, so the 20 s hang guard
+/// would only be waited out in full.
 #[test]
 fn together_fails_a_host_that_runs_subagents_one_after_the_other() {
     let path = course::root().join("tests/transcripts/ch09/tour.wire");
@@ -141,7 +144,8 @@ fn together_fails_a_host_that_runs_subagents_one_after_the_other() {
         .args
         .splice(0..0, ["--max-concurrent".into(), "1".into()]);
     let solution = Target::solution(&chapter()).unwrap();
-    let report = client_runner::check(&transcript, &solution).unwrap_err();
+    let wait = Duration::from_secs(2);
+    let report = client_runner::check_waiting(&transcript, &solution, wait).unwrap_err();
     assert!(
         report.contains("never were in flight at the same time"),
         "{report}"

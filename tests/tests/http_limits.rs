@@ -11,7 +11,7 @@ use std::net::TcpStream;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::sync::{Mutex, mpsc};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use wire_tests::course::Chapter;
@@ -40,6 +40,11 @@ impl Server {
     /// Starts the server under `wrapper` (a program and its arguments, to
     /// which the binary and its arguments are appended), if any.
     fn start_under(wrapper: &[&str], args: &[&str]) -> Server {
+        Server::start_with(wrapper, &[], args)
+    }
+
+    /// [`Server::start_under`], with `env` added to the server's environment.
+    fn start_with(wrapper: &[&str], env: &[(&str, &str)], args: &[&str]) -> Server {
         let mut command = match wrapper.split_first() {
             Some((program, rest)) => {
                 let mut command = Command::new(program);
@@ -52,6 +57,7 @@ impl Server {
             .args(["--listen", "127.0.0.1:0"])
             .args(args)
             .env_remove("WIRE_TOKEN")
+            .envs(env.iter().copied())
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
@@ -202,9 +208,15 @@ fn a_declared_length_over_the_limit_is_refused_before_the_body() {
     assert!(String::from_utf8_lossy(&head).starts_with("HTTP/1.1 413"));
 }
 
+/// The server's REQUEST_TIMEOUT for a test that only needs stalled requests
+/// cut off: 2 s instead of 10 s (support/server's `request_timeout`), still
+/// far more than a whole request written at once takes on a loaded machine.
+/// `the_real_limits_close_idle_and_stalled_connections` waits out the real one.
+const SHORT_REQUEST_TIMEOUT: (&str, &str) = ("WIRE_TEST_REQUEST_TIMEOUT_MS", "2000");
+
 #[test]
 fn unfinished_headers_and_bodies_are_cut_off_while_others_are_served() {
-    let server = Server::start(&[]);
+    let server = Server::start_with(&[], &[SHORT_REQUEST_TIMEOUT], &[]);
     let mut head = server.connect();
     head.write_all(b"POST /mcp HTTP/1.1\r\nHost: x\r\n")
         .unwrap();
@@ -234,32 +246,64 @@ fn unfinished_headers_and_bodies_are_cut_off_while_others_are_served() {
     drop(idle); // IDLE_TIMEOUT is 30 s: its own test waits for it.
 }
 
-/// Takes IDLE_TIMEOUT (30 s): the server, not this test, ends the wait.
+/// The real limits, as a user's server has them (no `WIRE_TEST_*`
+/// variable): IDLE_TIMEOUT (30 s) and REQUEST_TIMEOUT (10 s), waited out
+/// side by side, so the test takes 30 s. The server, not this test, ends
+/// each wait; each close comes no earlier than its limit (a lower bound,
+/// which a loaded machine cannot break: it only makes a close later).
 #[test]
-fn idle_connections_are_closed_by_the_server() {
+fn the_real_limits_close_idle_and_stalled_connections() {
     let server = Server::start(&[]);
     // One connection that never sends a byte, one that goes quiet after
-    // an answer on a keep-alive connection.
+    // an answer on a keep-alive connection, one stalled in its headers.
+    let opened = Instant::now();
     let silent = server.connect();
     let mut quiet = server.connect();
+    let mut stalled = server.connect();
+    let stalled_at = Instant::now(); // before the server can read a byte
+    stalled
+        .write_all(b"POST /mcp HTTP/1.1\r\nHost: x\r\n")
+        .unwrap();
+    let answered = Instant::now();
     assert!(exchange(&mut quiet).starts_with("HTTP/1.1 200"));
     let (sender, receiver) = mpsc::channel();
-    for (stream, what) in [(silent, "a silent connection"), (quiet, "a quiet one")] {
+    let streams = [
+        (silent, "a silent connection", opened, IDLE_TIMEOUT),
+        (quiet, "a quiet one", answered, IDLE_TIMEOUT),
+        (stalled, "unfinished headers", stalled_at, REQUEST_TIMEOUT),
+    ];
+    for (stream, what, since, limit) in streams {
         // The safety net must outlast IDLE_TIMEOUT.
         stream
             .set_read_timeout(Some(LIMIT + Duration::from_secs(30)))
             .unwrap();
         let sender = sender.clone();
-        std::thread::spawn(move || sender.send((what, closed_by_server(stream, what))));
+        std::thread::spawn(move || {
+            let seen = closed_by_server(stream, what);
+            sender.send((what, seen, since.elapsed(), limit))
+        });
     }
     drop(sender);
-    for _ in 0..2 {
-        let (what, seen) = receiver
+    for _ in 0..3 {
+        let (what, seen, after, limit) = receiver
             .recv()
             .expect("an idle connection was never closed");
-        assert!(seen.is_empty(), "{what}: {seen}");
+        // An idle connection is closed without a word; a stalled request
+        // may be told why, never served.
+        match limit == IDLE_TIMEOUT {
+            true => assert!(seen.is_empty(), "{what}: {seen}"),
+            false => assert!(!seen.contains("200 OK"), "{what}: {seen}"),
+        }
+        assert!(
+            after >= limit,
+            "{what} closed after {after:?}, before {limit:?}"
+        );
     }
 }
+
+/// support/server/src/http_util.rs's limits, which a user's server has.
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
+const IDLE_TIMEOUT: Duration = Duration::from_secs(30);
 
 #[test]
 fn the_bearer_scheme_is_case_insensitive() {

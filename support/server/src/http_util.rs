@@ -6,6 +6,7 @@
 //! each check and each status means, in `http.rs`.
 
 use std::pin::Pin;
+use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::task::{Context, Poll};
 use std::time::Duration;
@@ -194,6 +195,29 @@ pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
 /// A connection with no request under way is closed after this long.
 pub const IDLE_TIMEOUT: Duration = Duration::from_secs(30);
 
+/// `REQUEST_TIMEOUT`, or the milliseconds in `WIRE_TEST_REQUEST_TIMEOUT_MS`:
+/// a test that only needs a stalled request cut off sets it short instead of
+/// waiting 10 s (one test in tests/tests/http_limits.rs waits out the real
+/// limit, so that it stays pinned). Not for users: the limit is the server's.
+fn request_timeout() -> Duration {
+    static LIMIT: OnceLock<Duration> = OnceLock::new();
+    *LIMIT.get_or_init(|| for_tests("WIRE_TEST_REQUEST_TIMEOUT_MS", REQUEST_TIMEOUT))
+}
+
+/// `IDLE_TIMEOUT`, or the milliseconds in `WIRE_TEST_IDLE_TIMEOUT_MS`, as
+/// [`request_timeout`].
+fn idle_timeout() -> Duration {
+    static LIMIT: OnceLock<Duration> = OnceLock::new();
+    *LIMIT.get_or_init(|| for_tests("WIRE_TEST_IDLE_TIMEOUT_MS", IDLE_TIMEOUT))
+}
+
+fn for_tests(variable: &str, default: Duration) -> Duration {
+    std::env::var(variable)
+        .ok()
+        .and_then(|millis| millis.parse().ok())
+        .map_or(default, Duration::from_millis)
+}
+
 /// Connections served at once; one more is closed at once, logged.
 pub const MAX_CONNECTIONS: usize = 1024;
 
@@ -322,7 +346,7 @@ struct Deadlines {
 
 impl Deadlines {
     fn new(stream: TcpStream) -> Deadlines {
-        let timer = Box::pin(tokio::time::sleep(IDLE_TIMEOUT));
+        let timer = Box::pin(tokio::time::sleep(idle_timeout()));
         let in_request = false;
         Deadlines {
             stream,
@@ -343,7 +367,9 @@ impl AsyncRead for Deadlines {
             Poll::Ready(result) => {
                 if buf.filled().len() > before && !self.in_request {
                     self.in_request = true;
-                    self.timer.as_mut().reset(Instant::now() + REQUEST_TIMEOUT);
+                    self.timer
+                        .as_mut()
+                        .reset(Instant::now() + request_timeout());
                 }
                 Poll::Ready(result)
             }
@@ -375,7 +401,7 @@ impl AsyncWrite for Deadlines {
         // Our answer is going out: the request is over, the idle clock runs.
         if self.in_request {
             self.in_request = false;
-            self.timer.as_mut().reset(Instant::now() + IDLE_TIMEOUT);
+            self.timer.as_mut().reset(Instant::now() + idle_timeout());
         }
         Pin::new(&mut self.stream).poll_write(cx, data)
     }

@@ -57,6 +57,19 @@ pub fn replay_frames<'a>(transcript: &'a Transcript, channel: Option<&str>) -> V
 
 /// Checks `transcript` against the host binary `target`.
 pub fn check(transcript: &Transcript, target: &Target) -> Result<(), String> {
+    check_waiting(transcript, target, TOGETHER_WAIT)
+}
+
+/// [`check`], with the first requests of `# together:` contexts waiting
+/// up to `together` for each other. For a test that expects a host to run
+/// its subagents one after the other: that host never sends the second
+/// request while the first waits, so any wait fails it, and a short one
+/// fails it without waiting out the hang guard.
+pub fn check_waiting(
+    transcript: &Transcript,
+    target: &Target,
+    together: Duration,
+) -> Result<(), String> {
     let fail =
         |run: Option<&Run>, problem: String| runner::report(transcript, target, run, &problem);
     let Played {
@@ -64,7 +77,7 @@ pub fn check(transcript: &Transcript, target: &Target) -> Result<(), String> {
         places,
         run,
         model,
-    } = play(transcript, target, false).map_err(|e| fail(None, e))?;
+    } = play(transcript, target, false, together).map_err(|e| fail(None, e))?;
     let model_verdict = model.map(|(verdict, _)| verdict);
     let ran = Some(&run);
 
@@ -148,8 +161,14 @@ type Requests = BTreeMap<Option<String>, Vec<Vec<u8>>>;
 
 /// Runs the host `target` with the transcript's servers and model played.
 /// With `bless`, nothing is compared: the servers and the model answer in
-/// the transcript's order whatever comes, and keep what came.
-fn play(transcript: &Transcript, target: &Target, bless: bool) -> Result<Played, String> {
+/// the transcript's order whatever comes, and keep what came. The first
+/// requests of `# together:` contexts wait up to `together` for each other.
+fn play(
+    transcript: &Transcript,
+    target: &Target,
+    bless: bool,
+    together: Duration,
+) -> Result<Played, String> {
     if !transcript.runner.is_host() {
         return Err(format!(
             "runner {} is not a host's",
@@ -201,6 +220,7 @@ fn play(transcript: &Transcript, target: &Target, bless: bool) -> Result<Played,
             bless,
             key,
             together: transcript.together.clone(),
+            together_wait: together,
             state: Mutex::new(State::default()),
             arrived: Condvar::new(),
         };
@@ -251,7 +271,7 @@ pub fn record(transcript: &Transcript, target: &Target) -> Result<Recording, Str
         places,
         run,
         model,
-    } = play(transcript, target, true)?;
+    } = play(transcript, target, true, TOGETHER_WAIT)?;
     let mut recording = Recording::default();
     for frame in &transcript.frames {
         if matches!(
@@ -681,6 +701,8 @@ struct Script {
     /// `# together:` contexts whose first requests are answered only once
     /// all of them have arrived: proof that they run at the same time.
     together: Vec<String>,
+    /// How long those first requests wait for each other.
+    together_wait: Duration,
     state: Mutex<State>,
     /// Signalled when a first request of a `together` context arrives.
     arrived: Condvar,
@@ -965,7 +987,7 @@ impl Script {
                 |state: &mut State| self.together.iter().all(|c| state.waiting.contains(c));
             let (state, _) = self
                 .arrived
-                .wait_timeout_while(state, TOGETHER_WAIT, |state| !all_here(state))
+                .wait_timeout_while(state, self.together_wait, |state| !all_here(state))
                 .map_err(|e| e.to_string())?;
             if !self.together.iter().all(|c| state.waiting.contains(c)) {
                 return Err(format!(
