@@ -29,6 +29,7 @@
 
 pub mod book;
 pub mod budgets;
+pub mod capture;
 pub mod client_runner;
 pub mod course;
 pub mod diagrams;

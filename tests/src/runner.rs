@@ -175,9 +175,18 @@ fn run_lockstep(
     let mut due = 0;
     let mut line_open = false;
     let mut stalled = None;
+    // `{state}` (capture.rs): bound from the server's lines, sent back in ours.
+    let capture = crate::capture::uses_state(transcript);
+    let mut state = None;
+    let take = |line: Vec<u8>, state: &mut Option<String>| match capture {
+        true => crate::capture::bind(&line, state),
+        false => line,
+    };
     'steps: for step in steps(transcript) {
         if let Some(frame) = step.send {
-            frame_sender.send(frame.bytes.clone()).ok();
+            frame_sender
+                .send(crate::capture::fill(&frame.bytes, state.as_deref()))
+                .ok();
             line_open = !frame.bytes.ends_with(b"\n");
         }
         due += step.replies;
@@ -187,7 +196,7 @@ fn run_lockstep(
         while got.len() < due {
             let wait = timeout.min(deadline.saturating_duration_since(Instant::now()));
             match lines.recv_timeout(wait) {
-                Ok(line) => got.push(line),
+                Ok(line) => got.push(take(line, &mut state)),
                 Err(RecvTimeoutError::Timeout) => {
                     stalled = Some((got.len(), step.send.map(|frame| frame.line)));
                     break 'steps;
@@ -202,7 +211,7 @@ fn run_lockstep(
     let mut hung = false;
     loop {
         match lines.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
-            Ok(line) => got.push(line),
+            Ok(line) => got.push(take(line, &mut state)),
             Err(RecvTimeoutError::Disconnected) => break,
             Err(RecvTimeoutError::Timeout) => {
                 hung = true;
@@ -574,6 +583,15 @@ fn gap_id_after(text: &str, marker: &str) -> Option<String> {
 /// follows each client frame is found by replaying every prefix of the client
 /// frames, so it needs no timing. Comments and client frames are kept.
 pub fn bless(transcript: &Transcript, text: &str, bin: &Path) -> Result<String, String> {
+    if crate::capture::uses_state(transcript) {
+        // Each prefix runs in a new process, whose key seals other states:
+        // a `{state}` from one run means nothing to the next.
+        eprintln!(
+            "{}: not blessed: its frames send a captured {{state}} back; edit them by hand",
+            transcript.name
+        );
+        return Ok(text.to_string());
+    }
     let client: Vec<&Frame> = transcript.frames_in(Direction::ClientToServer).collect();
     let mut replies: Vec<Vec<u8>> = Vec::new(); // replies[k]: output after client frame k (0 = before any)
     let mut seen = 0;

@@ -3,7 +3,7 @@
 //! here, with the asker its era gives it: the connection (2025-11-25) or
 //! the rounds of an input-required result (2026-07-28).
 
-use std::io::{BufRead, Write};
+use std::io::{Read, Write};
 
 use serde_json::{Map, Value, json};
 
@@ -28,7 +28,7 @@ pub struct Asking {
 impl Asking {
     /// One line from a stdio connection, in its era; the connection asks
     /// for the tools that ask.
-    pub fn handle_line<R: BufRead, W: Write>(
+    pub fn handle_line<R: Read, W: Write>(
         &self,
         line: &[u8],
         handshake: &mut Handshake,

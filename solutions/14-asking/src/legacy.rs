@@ -6,7 +6,7 @@
 //! Replies thus still leave in the order their requests came.
 
 use std::collections::VecDeque;
-use std::io::{self, BufRead, Write};
+use std::io::{self, BufReader, Read, Write};
 
 use serde_json::{Map, Value, json};
 
@@ -17,7 +17,7 @@ use crate::jsonrpc::{self, Frame, Reply, RpcError};
 /// One stdio connection: its two ends, what its `initialize` declared, and
 /// the frames that came while a call waited for an answer.
 pub struct Connection<R, W> {
-    input: R,
+    input: BufReader<R>,
     output: W,
     queued: VecDeque<Frame>,
     /// The client's capabilities, as its `initialize` declared them.
@@ -27,10 +27,10 @@ pub struct Connection<R, W> {
     next_id: u64,
 }
 
-impl<R: BufRead, W: Write> Connection<R, W> {
+impl<R: Read, W: Write> Connection<R, W> {
     pub fn new(input: R, output: W) -> Connection<R, W> {
         Connection {
-            input,
+            input: BufReader::new(input),
             output,
             queued: VecDeque::new(),
             capabilities: Map::new(),
@@ -54,7 +54,8 @@ impl<R: BufRead, W: Write> Connection<R, W> {
     }
 
     pub fn flush_unless_more(&mut self) -> io::Result<()> {
-        let more = !self.queued.is_empty() || self.input.fill_buf()?.contains(&b'\n');
+        // `buffer()`: what has arrived and is not read yet; it never waits.
+        let more = !self.queued.is_empty() || self.input.buffer().contains(&b'\n');
         if more { Ok(()) } else { self.output.flush() }
     }
 
@@ -62,8 +63,12 @@ impl<R: BufRead, W: Write> Connection<R, W> {
     fn send(&mut self, request: &InputRequest) -> io::Result<u64> {
         let id = self.next_id;
         self.next_id += 1;
-        let frame = json!({ "jsonrpc": "2.0", "id": id, "method": request.method, "params": request.params });
-        writeln!(self.output, "{frame}")?;
+        let (method, params) = (json!(request.method), &request.params);
+        // Written as every JSON-RPC frame of ours is: "jsonrpc" and "id" first.
+        writeln!(
+            self.output,
+            r#"{{"jsonrpc":"2.0","id":{id},"method":{method},"params":{params}}}"#
+        )?;
         self.output.flush()?; // The client cannot answer what it has not got.
         Ok(id)
     }
@@ -100,7 +105,7 @@ impl<R: BufRead, W: Write> Connection<R, W> {
 }
 
 // ANCHOR: ask
-impl<R: BufRead, W: Write> Ask for Connection<R, W> {
+impl<R: Read, W: Write> Ask for Connection<R, W> {
     fn can(&self, capability: &str) -> bool {
         self.capabilities.contains_key(capability)
     }

@@ -19,7 +19,7 @@ mod tools;
 use wire_server::{asking_tools, draft_tools, http_util, jsonrpc, modern, request_state};
 use wire_server::{resources, roots, server, state};
 
-use std::io::{self, BufReader, BufWriter};
+use std::io::{self, BufWriter};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -134,8 +134,8 @@ fn main() -> ExitCode {
 /// Chapter 12's stdio loop, on a connection that can also carry our own
 /// requests and their responses while a tool waits (`legacy.rs`).
 fn serve_stdio(server: &Asking) -> ExitCode {
-    let input = BufReader::new(io::stdin().lock());
-    let mut connection = Connection::new(input, BufWriter::new(io::stdout().lock()));
+    let output = BufWriter::new(io::stdout().lock());
+    let mut connection = Connection::new(io::stdin().lock(), output);
     let mut handshake = Handshake::default();
     loop {
         let reply = match connection.next_frame() {

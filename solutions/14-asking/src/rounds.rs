@@ -167,7 +167,7 @@ impl Rounds<'_> {
         // Sealed (`seal.sealer.seal` of its JSON bytes), it is the
         // `requestState` beside `"resultType": "input_required"` and
         // `"inputRequests"`: `self.asked`.
-        // starter: let _ = (seal, Payload::default);
+        // starter: let _ = (seal, self.call, self.arguments, self.round, self.answers, self.asked);
         // starter: json!({ "resultType": "complete", "content": [] })
         let payload = Payload {
             call: self.call,

@@ -60,7 +60,7 @@ pub fn definitions() -> [Value; 3] {
             "title": "Summarize a note",
             "description": "Summarizes one note in two sentences, asking the client's model \
                             (the user sees and may refuse the request).",
-            "inputSchema": strings(&[("uri", "The note's URI, such as note://welcome")]),
+            "inputSchema": strings(&[("uri", "The note's URI, such as note://backoff")]),
             "outputSchema": outcome(json!({
                 "uri": { "type": "string" },
                 "summary": { "type": "string" },

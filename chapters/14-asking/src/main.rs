@@ -1,0 +1,234 @@
+//! Chapter 14: the server of chapter 13, with tools that ask the client's
+//! side for what only it has: the user's decision (elicitation), a
+//! completion from its model (sampling), the folders it may write to
+//! (roots). A tool asks once, through `ask.rs`; the era decides how the
+//! question travels. In 2025-11-25 the server sends a request of its own on
+//! the open connection and waits (`legacy.rs`); in 2026-07-28 the call ends
+//! with an input-required result, and the client retries it with the
+//! answers and a sealed `requestState` (`rounds.rs`).
+
+mod ask;
+mod asking;
+mod http;
+mod legacy;
+mod rounds;
+mod tools;
+
+// What chapters 4, 5 and 12 settled, under the names chapter 12 used, and
+// the given code of this chapter (the seal, the roots, the tools' schemas).
+use wire_server::{asking_tools, draft_tools, http_util, jsonrpc, modern, request_state};
+use wire_server::{resources, roots, server, state};
+
+use std::io::{self, BufWriter};
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use asking::Asking;
+use http::{Guard, Shared};
+use jsonrpc::Frame;
+use legacy::Connection;
+use request_state::Sealer;
+use resources::Notes;
+use rounds::Seal;
+use server::{Handshake, Server};
+use state::State;
+
+/// Our name: in `serverInfo`, and at the start of every log line.
+const SERVER_NAME: &str = "ch14-asking";
+
+/// The file in the state folder that holds the key of every requestState.
+const KEY_FILE: &str = "request-state.key";
+
+const HELP: &str = "\
+ch14-asking: the server of chapter 13, whose tools publish_draft,
+summarize_note and export_draft ask the client (a form for the user, a
+completion from its model, its roots), on stdio or over Streamable HTTP.
+
+Usage: ch14-asking [--listen ADDR [--token TOKEN] [--allow-origin ORIGIN]...]
+                   [--notes-dir DIR] [--state DIR] [--input-ttl SECS] [--help]
+
+  --listen ADDR          serve HTTP there instead of stdio (port 0 picks a
+                         free port). The bound address is printed on stderr.
+  --token TOKEN          require \"Authorization: Bearer TOKEN\" on every request
+                         (or set WIRE_TOKEN). Without either, no token is asked.
+  --allow-origin ORIGIN  also trust requests from this browser origin, such as
+                         https://app.example (loopback origins always pass).
+  --notes-dir DIR        also serve the files under DIR, read-only.
+  --state DIR            keep the drafts, and the key that seals a
+                         requestState, in DIR. Instances sharing DIR can
+                         answer one client in turns, rounds included.
+  --input-ttl SECS       how long a requestState stays good (default 600).
+
+Without --listen, reads newline-delimited JSON-RPC 2.0 on stdin and answers
+on stdout, as chapter 12 does, until stdin closes. Speaks MCP 2026-07-28 to a
+request that names it, and 2025-11-25 and 2025-06-18 after an initialize,
+without sessions. Ctrl-C or SIGTERM stops the HTTP server.
+";
+
+/// How long a requestState stays good, unless `--input-ttl` says.
+const INPUT_TTL_SECS: u64 = 600;
+
+// ANCHOR: main
+fn main() -> ExitCode {
+    wire_server::SERVER_NAME.set(SERVER_NAME); // Its log lines name us too.
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.iter().any(|arg| arg == "--help" || arg == "-h") {
+        print!("{HELP}");
+        return ExitCode::SUCCESS;
+    }
+    let options = options(args).and_then(|options| {
+        let notes = Notes::new(options.notes)?;
+        let state = State::open(options.state)?;
+        let key = state
+            .secret(KEY_FILE)
+            .map_err(|err| format!("cannot use the key of --state: {err}"))?;
+        let seal = Seal {
+            sealer: Sealer::new(key),
+            ttl_secs: options.input_ttl,
+        };
+        let server = Asking {
+            server: Server::new(notes, state),
+            seal,
+        };
+        Ok((options.listen, options.guard, server))
+    });
+    let (listen, guard, server) = match options {
+        Ok(opened) => opened,
+        Err(problem) => {
+            eprintln!("{SERVER_NAME}: {problem}; try --help");
+            return ExitCode::from(2);
+        }
+    };
+    let Some(listen) = listen else {
+        return serve_stdio(&server);
+    };
+    // No lock around the server: it keeps no state of any connection, and
+    // its drafts live in the state folder.
+    let shared = Arc::new(Shared {
+        server: Box::new(server),
+        guard,
+    });
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(err) => {
+            eprintln!("{SERVER_NAME}: cannot start the runtime: {err}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(http::serve(listen, shared)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(problem) => {
+            eprintln!("{SERVER_NAME}: {problem}");
+            ExitCode::FAILURE
+        }
+    }
+}
+// ANCHOR_END: main
+
+// ANCHOR: stdio
+/// Chapter 12's stdio loop, on a connection that can also carry our own
+/// requests and their responses while a tool waits (`legacy.rs`).
+fn serve_stdio(server: &Asking) -> ExitCode {
+    let output = BufWriter::new(io::stdout().lock());
+    let mut connection = Connection::new(io::stdin().lock(), output);
+    let mut handshake = Handshake::default();
+    loop {
+        let reply = match connection.next_frame() {
+            Ok(Frame::Eof) => break,
+            Ok(Frame::Line(line)) => server.handle_line(&line, &mut handshake, &mut connection),
+            Ok(_) => Some(handshake.for_revision(jsonrpc::frame_too_large())),
+            Err(err) => {
+                eprintln!("{SERVER_NAME}: cannot read stdin: {err}");
+                return ExitCode::FAILURE;
+            }
+        };
+        let written = match reply {
+            Some(reply) => connection.reply(&reply),
+            None => connection.flush_unless_more(),
+        };
+        if let Err(err) = written {
+            eprintln!("{SERVER_NAME}: cannot write stdout: {err}");
+            return ExitCode::FAILURE;
+        }
+    }
+    eprintln!("{SERVER_NAME}: stdin closed, bye");
+    ExitCode::SUCCESS
+}
+// ANCHOR_END: stdio
+
+// ANCHOR: options
+/// What the command line asks for.
+struct Options {
+    /// `--listen ADDR`: HTTP there; `None`: stdio.
+    listen: Option<SocketAddr>,
+    guard: Guard,
+    /// `--notes-dir DIR`: notes to serve, read-only.
+    notes: Option<PathBuf>,
+    /// `--state DIR`: where the drafts and the key live.
+    state: Option<PathBuf>,
+    /// `--input-ttl SECS`: the lifetime of a requestState.
+    input_ttl: u64,
+}
+
+fn options(args: Vec<String>) -> Result<Options, String> {
+    let mut listen = None;
+    let mut token = None;
+    let mut origins = Vec::new();
+    let mut notes = None;
+    let mut state = None;
+    let mut input_ttl = None;
+    let mut args = args.into_iter();
+    while let Some(arg) = args.next() {
+        let slot = match arg.as_str() {
+            "--allow-origin" => {
+                origins.push(args.next().ok_or("--allow-origin needs an origin")?);
+                continue;
+            }
+            "--listen" => &mut listen,
+            "--token" => &mut token,
+            "--notes-dir" => &mut notes,
+            "--state" => &mut state,
+            "--input-ttl" => &mut input_ttl,
+            _ => return Err(format!("unknown argument {arg:?}")),
+        };
+        let value = args.next().ok_or(format!("{arg} needs a value"))?;
+        if slot.replace(value).is_some() {
+            return Err(format!("{arg} may be given only once"));
+        }
+    }
+    let listen = match listen {
+        None if token.is_some() || !origins.is_empty() => {
+            return Err("--token and --allow-origin guard HTTP: give --listen ADDR too".into());
+        }
+        None => None,
+        Some(listen) => Some(listen.parse().map_err(|_| {
+            format!("--listen needs an address such as 127.0.0.1:3000, not {listen:?}")
+        })?),
+    };
+    let input_ttl = match input_ttl {
+        None => INPUT_TTL_SECS,
+        Some(secs) => secs
+            .parse()
+            .map_err(|_| format!("--input-ttl needs a number of seconds, not {secs:?}"))?,
+    };
+    // The environment keeps the token out of `ps` and shell history.
+    let token = token
+        .or_else(|| std::env::var("WIRE_TOKEN").ok())
+        .filter(|token| !token.is_empty());
+    Ok(Options {
+        listen,
+        guard: Guard {
+            token,
+            allowed_origins: origins,
+        },
+        notes: notes.map(PathBuf::from),
+        state: state.map(PathBuf::from),
+        input_ttl,
+    })
+}
+// ANCHOR_END: options
