@@ -11,6 +11,7 @@
 use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::Duration;
 
 use http_body_util::{BodyExt, Full, LengthLimitError, Limited};
 use hyper::body::{Bytes, Incoming};
@@ -21,8 +22,11 @@ use serde_json::Value;
 use tokio::net::TcpListener;
 
 use crate::SERVER_NAME;
-use crate::asking::Asking;
-use crate::http_util::{Body, accept_failed, accepted, declared_over, decoded_name};
+use crate::ask::Ask;
+use crate::asking_http::{self, Pending, Streamed};
+use crate::asking_tools::our_call;
+use crate::dispatch::Asking;
+use crate::http_util::{accept_failed, accepted, declared_over, decoded_name};
 use crate::http_util::{bearer_token, is_json, json_reply, one_value, one_value_each, refusal};
 use crate::http_util::{header_text, run_handler, spawn_connection, stop_signal};
 use crate::jsonrpc::{self, MAX_FRAME_BYTES, Message, Reply, RpcError};
@@ -50,16 +54,24 @@ pub struct Guard {
 pub trait Handler: Send + Sync {
     /// One request in the era the transport decided: the notifications to
     /// send before its reply (progress, log messages), and its outcome.
-    fn request(&self, method: &str, params: Option<Value>, era: Era) -> Answer;
+    /// `asker`: how a 2025-11-25 request asks the client, if it may.
+    fn request(&self, method: &str, params: Option<Value>, era: Era, asker: Asker) -> Answer;
+    /// Whether a 2025-11-25 request may ask the client: it is then answered
+    /// on an event stream that stays open while it waits.
+    fn may_ask(&self, method: &str, params: Option<&Value>) -> bool;
     fn notification(&self, method: &str);
 }
 
 pub type Answer = (Vec<Value>, Result<Value, RpcError>);
+pub type Asker<'a> = Option<&'a mut dyn Ask>;
 
 /// The notes server has nothing to say before its reply.
 impl Handler for Asking {
-    fn request(&self, method: &str, params: Option<Value>, era: Era) -> Answer {
-        (Vec::new(), self.request(method, params, era, None))
+    fn request(&self, method: &str, params: Option<Value>, era: Era, asker: Asker) -> Answer {
+        (Vec::new(), self.request(method, params, era, asker))
+    }
+    fn may_ask(&self, method: &str, params: Option<&Value>) -> bool {
+        method == "tools/call" && params.and_then(our_call).is_some()
     }
     fn notification(&self, method: &str) {
         self.server.handle_notification(method);
@@ -72,6 +84,10 @@ impl Handler for Asking {
 pub struct Shared {
     pub server: Box<dyn Handler>,
     pub guard: Guard,
+    /// This instance's calls that wait for a client's answer (2025-11-25).
+    pub pending: Arc<Pending>,
+    /// `--answer-wait`: how long such a call waits for each answer.
+    pub answer_wait: Duration,
 }
 
 // ANCHOR: serve
@@ -114,13 +130,13 @@ pub async fn serve(listen: SocketAddr, shared: Arc<Shared>) -> Result<(), String
 async fn handle(
     request: Request<Incoming>,
     shared: Arc<Shared>,
-) -> Result<Response<Body>, Infallible> {
+) -> Result<Response<Streamed>, Infallible> {
     Ok(answer(request, shared).await)
 }
 
 /// The checks run cheapest first, and none of them reads the body until
 /// the sender is known to be welcome.
-async fn answer(request: Request<Incoming>, shared: Arc<Shared>) -> Response<Body> {
+async fn answer(request: Request<Incoming>, shared: Arc<Shared>) -> Response<Streamed> {
     if request.uri().path() != ENDPOINT {
         return refusal(StatusCode::NOT_FOUND, "the MCP endpoint is /mcp");
     }
@@ -162,13 +178,14 @@ async fn answer(request: Request<Incoming>, shared: Arc<Shared>) -> Response<Bod
         }
         Err(err) => return refusal(StatusCode::BAD_REQUEST, &format!("unreadable body: {err}")),
     };
-    run_handler(body, move |body| post(&headers, &body, &*shared.server)).await
+    run_handler(body, move |body| post(&headers, &body, &shared)).await
 }
 // ANCHOR_END: handle
 
 // ANCHOR: post
 /// One POSTed message, its era decided once, its headers checked against its body.
-fn post(headers: &HeaderMap, body: &[u8], server: &dyn Handler) -> Response<Body> {
+fn post(headers: &HeaderMap, body: &[u8], shared: &Arc<Shared>) -> Response<Streamed> {
+    let server = &*shared.server;
     let message = match jsonrpc::parse(body) {
         Err(reply) => return json_reply(StatusCode::BAD_REQUEST, &reply),
         Ok(message) => message,
@@ -184,7 +201,7 @@ fn post(headers: &HeaderMap, body: &[u8], server: &dyn Handler) -> Response<Body
             server.notification(&method);
             return accepted();
         }
-        Message::Response => return accepted(),
+        Message::Response => return asking_http::deliver(body, &shared.pending),
     };
     if !modern {
         // Errors of the legacy era travel as 200: the HTTP exchange worked,
@@ -192,14 +209,17 @@ fn post(headers: &HeaderMap, body: &[u8], server: &dyn Handler) -> Response<Body
         let (notifications, outcome) = match legacy_revision(&method, headers) {
             Ok(protocol_version) => {
                 let mut handshake = Handshake { protocol_version };
-                server.request(&method, params, Era::Legacy(&mut handshake))
+                if server.may_ask(&method, params.as_ref()) {
+                    return stream(shared, id, method, params, handshake);
+                }
+                server.request(&method, params, Era::Legacy(&mut handshake), None)
             }
             Err(error) => return json_reply(StatusCode::BAD_REQUEST, &Reply::new(id, Err(error))),
         };
         return answer_with(StatusCode::OK, &Reply::new(id, outcome), notifications);
     }
     let (notifications, outcome) = match check_modern_headers(headers, &method, params.as_ref()) {
-        Ok(()) => server.request(&method, params, Era::Modern),
+        Ok(()) => server.request(&method, params, Era::Modern, None),
         Err(error) => (Vec::new(), Err(error)),
     };
     let status = match &outcome {
@@ -213,7 +233,7 @@ fn post(headers: &HeaderMap, body: &[u8], server: &dyn Handler) -> Response<Body
 /// A reply alone goes out as JSON. A reply with notifications before it
 /// (progress, log messages) goes out as a stream of server-sent events,
 /// one `data:` line per message, the reply last; the stream then ends.
-fn answer_with(status: StatusCode, reply: &Reply, notifications: Vec<Value>) -> Response<Body> {
+fn answer_with(status: StatusCode, reply: &Reply, notifications: Vec<Value>) -> Response<Streamed> {
     if notifications.is_empty() {
         return json_reply(status, reply);
     }
@@ -223,7 +243,7 @@ fn answer_with(status: StatusCode, reply: &Reply, notifications: Vec<Value>) -> 
     for message in messages {
         events.push_str(&format!("event: message\ndata: {message}\n\n"));
     }
-    let mut response = Response::new(Full::new(Bytes::from(events)));
+    let mut response = Response::new(Full::new(Bytes::from(events)).into());
     *response.status_mut() = status;
     let headers = response.headers_mut();
     headers.insert(
@@ -236,6 +256,25 @@ fn answer_with(status: StatusCode, reply: &Reply, notifications: Vec<Value>) -> 
     response
 }
 // ANCHOR_END: sse
+
+// ANCHOR: stream
+/// 2025-11-25, a call that may ask: answered on an event stream that stays
+/// open while the call runs, asking through it (`asking_http::stream`).
+fn stream(
+    shared: &Arc<Shared>,
+    id: Value,
+    method: String,
+    params: Option<Value>,
+    mut handshake: Handshake,
+) -> Response<Streamed> {
+    let (pending, shared) = (Arc::clone(&shared.pending), Arc::clone(shared));
+    asking_http::stream(pending, shared.answer_wait, move |asker| {
+        let era = Era::Legacy(&mut handshake);
+        let (_, outcome) = shared.server.request(&method, params, era, Some(asker));
+        Reply::new(id, outcome)
+    })
+}
+// ANCHOR_END: stream
 // ANCHOR_END: post
 
 // ANCHOR: modern_status
@@ -354,7 +393,7 @@ fn origin_allowed(origin: &HeaderValue, allowed: &[String]) -> bool {
 
 /// A bearer token (RFC 6750): 401 with `WWW-Authenticate` when it is
 /// missing or wrong, so the client knows what to send.
-fn check_token(headers: &HeaderMap, token: &str) -> Option<Response<Body>> {
+fn check_token(headers: &HeaderMap, token: &str) -> Option<Response<Streamed>> {
     let sent = bearer_token(headers);
     let challenge = match sent {
         Some(sent) if same_secret(sent.as_bytes(), token.as_bytes()) => return None,

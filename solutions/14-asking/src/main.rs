@@ -8,7 +8,7 @@
 //! answers and a sealed `requestState` (`rounds.rs`).
 
 mod ask;
-mod asking;
+mod dispatch;
 mod http;
 mod legacy;
 mod rounds;
@@ -16,30 +16,25 @@ mod tools;
 
 // What chapters 4, 5 and 12 settled, under the names chapter 12 used, and
 // the given code of this chapter (the seal, the roots, the tools' schemas).
-use wire_server::{asking_tools, draft_tools, http_util, jsonrpc, modern, request_state};
-use wire_server::{resources, roots, server, state};
+use wire_server::{asking, asking_http, asking_tools, draft_tools, http_util, jsonrpc, modern};
+use wire_server::{request_state, resources, roots, server, state};
 
-use std::io::{self, BufWriter};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
+use std::time::Duration;
 
-use asking::Asking;
+use asking::{seconds, take_flag};
+use dispatch::Asking;
 use http::{Guard, Shared};
-use jsonrpc::Frame;
-use legacy::Connection;
-use request_state::Sealer;
+use request_state::Seal;
 use resources::Notes;
-use rounds::Seal;
-use server::{Handshake, Server};
+use server::Server;
 use state::State;
 
 /// Our name: in `serverInfo`, and at the start of every log line.
 const SERVER_NAME: &str = "ch14-asking";
-
-/// The file in the state folder that holds the key of every requestState.
-const KEY_FILE: &str = "request-state.key";
 
 const HELP: &str = "\
 ch14-asking: the server of chapter 13, whose tools publish_draft,
@@ -47,7 +42,8 @@ summarize_note and export_draft ask the client (a form for the user, a
 completion from its model, its roots), on stdio or over Streamable HTTP.
 
 Usage: ch14-asking [--listen ADDR [--token TOKEN] [--allow-origin ORIGIN]...]
-                   [--notes-dir DIR] [--state DIR] [--input-ttl SECS] [--help]
+                   [--notes-dir DIR] [--state DIR] [--input-ttl SECS]
+                   [--answer-wait SECS] [--help]
 
   --listen ADDR          serve HTTP there instead of stdio (port 0 picks a
                          free port). The bound address is printed on stderr.
@@ -60,6 +56,8 @@ Usage: ch14-asking [--listen ADDR [--token TOKEN] [--allow-origin ORIGIN]...]
                          requestState, in DIR. Instances sharing DIR can
                          answer one client in turns, rounds included.
   --input-ttl SECS       how long a requestState stays good (default 600).
+  --answer-wait SECS     how long a 2025-11-25 call over HTTP waits for each
+                         answer of the client's (default 20, at most 20).
 
 Without --listen, reads newline-delimited JSON-RPC 2.0 on stdin and answers
 on stdout, as chapter 12 does, until stdin closes. Speaks MCP 2026-07-28 to a
@@ -68,33 +66,34 @@ without sessions. Ctrl-C or SIGTERM stops the HTTP server.
 ";
 
 /// How long a requestState stays good, unless `--input-ttl` says.
-const INPUT_TTL_SECS: u64 = 600;
+const INPUT_TTL_SECS: f64 = 600.0;
+
+/// How long an HTTP call of 2025-11-25 waits for each answer, at most and
+/// unless `--answer-wait` says: under the 30 s after which a connection
+/// that reads nothing is closed (`http_util::IDLE_TIMEOUT`).
+const ANSWER_WAIT_SECS: f64 = 20.0;
 
 // ANCHOR: main
 fn main() -> ExitCode {
     wire_server::SERVER_NAME.set(SERVER_NAME); // Its log lines name us too.
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
     if args.iter().any(|arg| arg == "--help" || arg == "-h") {
         print!("{HELP}");
         return ExitCode::SUCCESS;
     }
-    let options = options(args).and_then(|options| {
+    let options = timing(&mut args).and_then(|timing| Ok((timing, options(args)?)));
+    let options = options.and_then(|((input_ttl, answer_wait), options)| {
         let notes = Notes::new(options.notes)?;
         let state = State::open(options.state)?;
-        let key = state
-            .secret(KEY_FILE)
-            .map_err(|err| format!("cannot use the key of --state: {err}"))?;
-        let seal = Seal {
-            sealer: Sealer::new(key),
-            ttl_secs: options.input_ttl,
-        };
+        // The key of every requestState, shared by the instances of one --state.
+        let seal = Seal::open(&state, input_ttl)?;
         let server = Asking {
             server: Server::new(notes, state),
             seal,
         };
-        Ok((options.listen, options.guard, server))
+        Ok((options.listen, options.guard, server, answer_wait))
     });
-    let (listen, guard, server) = match options {
+    let (listen, guard, server, answer_wait) = match options {
         Ok(opened) => opened,
         Err(problem) => {
             eprintln!("{SERVER_NAME}: {problem}; try --help");
@@ -102,13 +101,18 @@ fn main() -> ExitCode {
         }
     };
     let Some(listen) = listen else {
-        return serve_stdio(&server);
+        // Chapter 12's stdio, on a connection that also carries our requests.
+        return asking::serve_stdio(&server.server, |method, params, era, connection| {
+            server.request(method, params, era, Some(connection))
+        });
     };
     // No lock around the server: it keeps no state of any connection, and
     // its drafts live in the state folder.
     let shared = Arc::new(Shared {
         server: Box::new(server),
         guard,
+        pending: Arc::default(),
+        answer_wait,
     });
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -130,37 +134,6 @@ fn main() -> ExitCode {
 }
 // ANCHOR_END: main
 
-// ANCHOR: stdio
-/// Chapter 12's stdio loop, on a connection that can also carry our own
-/// requests and their responses while a tool waits (`legacy.rs`).
-fn serve_stdio(server: &Asking) -> ExitCode {
-    let output = BufWriter::new(io::stdout().lock());
-    let mut connection = Connection::new(io::stdin().lock(), output);
-    let mut handshake = Handshake::default();
-    loop {
-        let reply = match connection.next_frame() {
-            Ok(Frame::Eof) => break,
-            Ok(Frame::Line(line)) => server.handle_line(&line, &mut handshake, &mut connection),
-            Ok(_) => Some(handshake.for_revision(jsonrpc::frame_too_large())),
-            Err(err) => {
-                eprintln!("{SERVER_NAME}: cannot read stdin: {err}");
-                return ExitCode::FAILURE;
-            }
-        };
-        let written = match reply {
-            Some(reply) => connection.reply(&reply),
-            None => connection.flush_unless_more(),
-        };
-        if let Err(err) = written {
-            eprintln!("{SERVER_NAME}: cannot write stdout: {err}");
-            return ExitCode::FAILURE;
-        }
-    }
-    eprintln!("{SERVER_NAME}: stdin closed, bye");
-    ExitCode::SUCCESS
-}
-// ANCHOR_END: stdio
-
 // ANCHOR: options
 /// What the command line asks for.
 struct Options {
@@ -171,8 +144,6 @@ struct Options {
     notes: Option<PathBuf>,
     /// `--state DIR`: where the drafts and the key live.
     state: Option<PathBuf>,
-    /// `--input-ttl SECS`: the lifetime of a requestState.
-    input_ttl: u64,
 }
 
 fn options(args: Vec<String>) -> Result<Options, String> {
@@ -181,7 +152,6 @@ fn options(args: Vec<String>) -> Result<Options, String> {
     let mut origins = Vec::new();
     let mut notes = None;
     let mut state = None;
-    let mut input_ttl = None;
     let mut args = args.into_iter();
     while let Some(arg) = args.next() {
         let slot = match arg.as_str() {
@@ -193,7 +163,6 @@ fn options(args: Vec<String>) -> Result<Options, String> {
             "--token" => &mut token,
             "--notes-dir" => &mut notes,
             "--state" => &mut state,
-            "--input-ttl" => &mut input_ttl,
             _ => return Err(format!("unknown argument {arg:?}")),
         };
         let value = args.next().ok_or(format!("{arg} needs a value"))?;
@@ -210,12 +179,6 @@ fn options(args: Vec<String>) -> Result<Options, String> {
             format!("--listen needs an address such as 127.0.0.1:3000, not {listen:?}")
         })?),
     };
-    let input_ttl = match input_ttl {
-        None => INPUT_TTL_SECS,
-        Some(secs) => secs
-            .parse()
-            .map_err(|_| format!("--input-ttl needs a number of seconds, not {secs:?}"))?,
-    };
     // The environment keeps the token out of `ps` and shell history.
     let token = token
         .or_else(|| std::env::var("WIRE_TOKEN").ok())
@@ -228,7 +191,19 @@ fn options(args: Vec<String>) -> Result<Options, String> {
         },
         notes: notes.map(PathBuf::from),
         state: state.map(PathBuf::from),
-        input_ttl,
     })
 }
 // ANCHOR_END: options
+
+/// This chapter's two flags, taken out of the arguments before chapter
+/// 13's options read the rest: the lifetime of a requestState, and how long
+/// an HTTP call waits for an answer.
+fn timing(args: &mut Vec<String>) -> Result<(Duration, Duration), String> {
+    let ttl = take_flag(args, "--input-ttl")?;
+    let wait = take_flag(args, "--answer-wait")?;
+    let ttl = seconds(ttl, "--input-ttl", INPUT_TTL_SECS, 86_400.0)?;
+    Ok((
+        ttl,
+        seconds(wait, "--answer-wait", ANSWER_WAIT_SECS, ANSWER_WAIT_SECS)?,
+    ))
+}

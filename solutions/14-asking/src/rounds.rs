@@ -5,90 +5,47 @@
 //! the state unchanged; the tool runs again from the start, and this time
 //! finds its answers. Nothing is kept between the rounds but the state the
 //! client carries, so any instance can serve any round, and the state is
-//! sealed (`request_state.rs`) because the client could change it.
+//! sealed (`request_state.rs`, given) because the client could change it.
 
-use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use crate::ask::{Ask, InputRequest, Stop};
+use crate::asking::{client_capabilities, missing_capability, retry};
 use crate::jsonrpc::RpcError;
-use crate::request_state::{Sealer, digest, now_secs};
-
-/// The key and the lifetime of every state this instance seals.
-pub struct Seal {
-    pub sealer: Sealer,
-    /// `--input-ttl`: seconds a state stays good for a retry.
-    pub ttl_secs: u64,
-}
-
-/// What a sealed state holds: which call it belongs to, how far it got,
-/// when it lapses, and what the client answered in earlier rounds, so a
-/// third round needs nothing stored.
-#[derive(Serialize, Deserialize)]
-struct Payload {
-    /// The method and the tool: `tools/call publish_draft`.
-    call: String,
-    /// `request_state::digest` of the arguments.
-    arguments: String,
-    /// 1 for the state of the first input-required result.
-    round: u32,
-    /// Seconds since 1970 after which the state is refused.
-    expires: u64,
-    /// Every answer gathered so far, by key.
-    answers: Map<String, Value>,
-    /// The keys the last round asked: the only responses read from the retry.
-    asked: Vec<String>,
-}
+use crate::request_state::{Payload, Seal, now_secs};
 
 /// One round of one call: the answers it has, and the questions it adds.
-pub struct Rounds<'a> {
-    capabilities: &'a Map<String, Value>,
-    call: String,
-    arguments: String,
-    round: u32,
-    answers: Map<String, Value>,
+pub struct Rounds {
+    /// What the request's `_meta` says the client can answer.
+    capabilities: Map<String, Value>,
+    /// What the next state will hold: this call, and the answers so far.
+    state: Payload,
+    /// The questions this round adds, by key.
     asked: Map<String, Value>,
 }
 
-impl<'a> Rounds<'a> {
+impl Rounds {
     /// The round a request opens: the first, or the one after its state.
     pub fn open(
         seal: &Seal,
-        capabilities: &'a Map<String, Value>,
         call: String,
-        arguments: &Value,
+        arguments: &Map<String, Value>,
         params: &Map<String, Value>,
-    ) -> Result<Rounds<'a>, RpcError> {
-        let arguments = digest(arguments);
-        let mut rounds = Rounds {
-            capabilities,
-            call,
-            arguments,
-            round: 0,
-            answers: Map::new(),
-            asked: Map::new(),
-        };
-        let Some(state) = params.get("requestState") else {
-            return Ok(rounds); // A first call: whatever else it carries is not for us.
-        };
-        let Value::String(state) = state else {
-            return Err(RpcError::invalid_params("requestState must be a string"));
-        };
-        let payload = verify(seal, state, &rounds.call, &rounds.arguments)?;
-        let responses = match params.get("inputResponses") {
-            None => Map::new(),
-            Some(Value::Object(responses)) => responses.clone(),
-            Some(_) => return Err(RpcError::invalid_params("inputResponses must be an object")),
-        };
-        rounds.round = payload.round;
-        rounds.answers = payload.answers;
-        // Only the answers to what we asked; anything else is ignored.
-        for key in payload.asked {
-            if let Some(answer) = responses.get(&key) {
-                rounds.answers.insert(key, answer.clone());
+    ) -> Result<Rounds, RpcError> {
+        let first = Payload::first(call, arguments);
+        let state = match retry(params)? {
+            None => first, // Whatever else a first call carries is not for us.
+            Some((sealed, responses)) => {
+                let last = verify(seal, sealed, &first.call, &first.arguments)?;
+                Payload::after(last, &responses)
             }
-        }
-        Ok(rounds)
+        };
+        let capabilities = client_capabilities(params);
+        Ok(Rounds {
+            capabilities,
+            state,
+            asked: Map::new(),
+        })
     }
 }
 
@@ -121,25 +78,23 @@ fn verify(seal: &Seal, state: &str, call: &str, arguments: &str) -> Result<Paylo
 }
 // ANCHOR_END: verify
 
-impl Ask for Rounds<'_> {
+impl Ask for Rounds {
     fn can(&self, capability: &str) -> bool {
         self.capabilities.contains_key(capability)
     }
 
     /// Every answer that is here, or else every question that is not:
-    /// all of them go out together in one input-required result.
+    /// all of them go out together in one input-required result. A
+    /// capability the client did not list is -32021: it could not answer.
     fn ask_each(&mut self, requests: Vec<(&str, InputRequest)>) -> Result<Vec<Value>, Stop> {
         let mut answers = Vec::new();
         for (key, request) in requests {
-            let capability = request.capability();
-            if !self.can(capability) {
-                return Err(Stop::Error(missing_capability(capability)));
+            if !self.can(request.capability()) {
+                return Err(Stop::Error(missing_capability(request.capability())));
             }
-            match self.answers.get(key) {
+            match self.state.answers.get(key) {
                 Some(answer) => answers.push(answer.clone()),
-                None => {
-                    self.asked.insert(key.to_string(), request.to_json());
-                }
+                None => drop(self.asked.insert(key.to_string(), request.to_json())),
             }
         }
         if self.asked.is_empty() {
@@ -150,40 +105,30 @@ impl Ask for Rounds<'_> {
     }
 }
 
-/// -32021: the call needs a capability the request's `_meta` did not list.
-fn missing_capability(capability: &str) -> RpcError {
-    let message = format!("Server requires the {capability} capability for this request");
-    RpcError::new(-32021, message).with_data(json!({ "requiredCapabilities": { capability: {} } }))
-}
-
-impl Rounds<'_> {
+impl Rounds {
     // ANCHOR: input_required
     /// The result that ends this round: the questions asked, and the state
     /// of the next round, sealed.
     pub fn input_required(self, seal: &Seal) -> Value {
-        // GAP(ch14/input-required): a `Payload` for round `self.round + 1`,
-        // expiring `seal.ttl_secs` from `now_secs()`, with this call's
-        // `call`, `arguments` and `answers`, and the keys of `self.asked`.
-        // Sealed (`seal.sealer.seal` of its JSON bytes), it is the
-        // `requestState` beside `"resultType": "input_required"` and
-        // `"inputRequests"`: `self.asked`.
-        // starter: let _ = (seal, self.call, self.arguments, self.round, self.answers, self.asked);
+        // GAP(ch14/input-required): the next state is `self.state` one
+        // round on (`round + 1`), expiring `seal.ttl_secs` from `now_secs()`,
+        // with the keys of `self.asked` as `asked`. Sealed
+        // (`seal.sealer.seal` of its JSON bytes), it is the `requestState`
+        // beside `"resultType": "input_required"` and `"inputRequests"`:
+        // `self.asked`.
+        // starter: let _ = (seal, self.state, self.asked, now_secs());
         // starter: json!({ "resultType": "complete", "content": [] })
-        let payload = Payload {
-            call: self.call,
-            arguments: self.arguments,
-            round: self.round + 1,
-            expires: now_secs() + seal.ttl_secs,
-            answers: self.answers,
-            asked: self.asked.keys().cloned().collect(),
-        };
-        let state = seal
+        let mut state = self.state;
+        state.round += 1;
+        state.expires = now_secs() + seal.ttl_secs;
+        state.asked = self.asked.keys().cloned().collect();
+        let sealed = seal
             .sealer
-            .seal(&serde_json::to_vec(&payload).unwrap_or_default());
+            .seal(&serde_json::to_vec(&state).unwrap_or_default());
         json!({
             "resultType": "input_required",
             "inputRequests": self.asked,
-            "requestState": state,
+            "requestState": sealed,
         })
         // END(ch14/input-required)
     }

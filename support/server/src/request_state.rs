@@ -10,7 +10,8 @@
 //! never sees. Change one byte of either and the tag no longer matches.
 
 use hmac::{Hmac, Mac};
-use serde_json::Value;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
 type HmacSha256 = Hmac<Sha256>;
@@ -53,6 +54,77 @@ impl Sealer {
         mac.update(&payload);
         mac.verify_slice(&tag).ok()?;
         Some(payload)
+    }
+}
+
+/// The key and the lifetime of every state an instance seals.
+pub struct Seal {
+    pub sealer: Sealer,
+    /// `--input-ttl`: seconds a state stays good for a retry.
+    pub ttl_secs: u64,
+}
+
+/// The file in the state folder that holds the key of every state.
+const KEY_FILE: &str = "request-state.key";
+
+impl Seal {
+    /// The key of the state folder (made on first use: `State::secret`),
+    /// so every instance sharing `--state` opens what another sealed.
+    pub fn open(state: &crate::state::State, ttl: std::time::Duration) -> Result<Seal, String> {
+        let key = state
+            .secret(KEY_FILE)
+            .map_err(|err| format!("cannot use the key in the state folder: {err}"))?;
+        Ok(Seal {
+            sealer: Sealer::new(key),
+            ttl_secs: ttl.as_secs(),
+        })
+    }
+}
+
+/// What chapter 14 seals into a state: which call it belongs to, how far
+/// it got, when it lapses, and what the client answered in earlier rounds,
+/// so that a third round needs nothing stored.
+#[derive(Serialize, Deserialize)]
+pub struct Payload {
+    /// The method and the tool: `tools/call publish_draft`.
+    pub call: String,
+    /// `digest` of the arguments.
+    pub arguments: String,
+    /// 1 for the state of the first input-required result.
+    pub round: u32,
+    /// Seconds since 1970 after which the state is refused.
+    pub expires: u64,
+    /// Every answer gathered so far, by key.
+    pub answers: Map<String, Value>,
+    /// The keys the last round asked: the only responses read from the retry.
+    pub asked: Vec<String>,
+}
+
+impl Payload {
+    /// The state of a call's first round: nothing answered yet.
+    pub fn first(call: String, arguments: &Map<String, Value>) -> Payload {
+        let arguments = digest(&Value::Object(arguments.clone()));
+        let (round, expires, answers, asked) = (0, 0, Map::new(), Vec::new());
+        Payload {
+            call,
+            arguments,
+            round,
+            expires,
+            answers,
+            asked,
+        }
+    }
+
+    /// The state after `last`, verified: its answers, and those of
+    /// `responses` that answer what it asked. Any other response is
+    /// ignored; one that is missing is simply not there, and asked again.
+    pub fn after(mut last: Payload, responses: &Map<String, Value>) -> Payload {
+        for key in std::mem::take(&mut last.asked) {
+            if let Some(answer) = responses.get(&key) {
+                last.answers.insert(key, answer.clone());
+            }
+        }
+        last
     }
 }
 

@@ -1,0 +1,77 @@
+//! Chapter 12's server, with three tools that ask. Everything else goes to
+//! chapter 12's `Server` unchanged; a call of one of the new tools is run
+//! here, with the asker its era gives it: the transport (2025-11-25) or
+//! the rounds of an input-required result (2026-07-28).
+
+use serde_json::{Map, Value, json};
+
+use crate::ask::{Ask, Stop};
+use crate::asking::{Unable, outcome};
+use crate::asking_tools::{our_call, with_definitions};
+use crate::jsonrpc::RpcError;
+use crate::modern;
+use crate::request_state::Seal;
+use crate::rounds::Rounds;
+use crate::server::{Era, Server};
+use crate::tools;
+
+pub struct Asking {
+    pub server: Server,
+    pub seal: Seal,
+}
+
+impl Asking {
+    // ANCHOR: request
+    /// One request in the era its transport decided; `asker` is how a
+    /// 2025-11-25 tool may ask (none: it cannot, over this transport).
+    pub fn request(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        era: Era,
+        asker: Option<&mut dyn Ask>,
+    ) -> Result<Value, RpcError> {
+        let call = params.as_ref().and_then(our_call);
+        match (method, call, era) {
+            ("tools/list", _, era) => self
+                .server
+                .handle_request(method, params, era)
+                .map(with_definitions),
+            ("tools/call", Some((name, arguments)), Era::Modern) => {
+                self.call_modern(&name, &arguments, params.unwrap_or_default())
+            }
+            // Before initialize, chapter 12's server refuses every call.
+            ("tools/call", Some((name, arguments)), Era::Legacy(handshake))
+                if handshake.protocol_version.is_some() =>
+            {
+                let mut unable = Unable;
+                let asker = asker.unwrap_or(&mut unable);
+                outcome(tools::call(&self.server, &name, &arguments, asker))
+            }
+            (_, _, era) => self.server.handle_request(method, params, era),
+        }
+    }
+    // ANCHOR_END: request
+
+    /// 2026-07-28: one round of a call; its result is complete, or asks.
+    fn call_modern(
+        &self,
+        name: &str,
+        arguments: &Map<String, Value>,
+        params: Value,
+    ) -> Result<Value, RpcError> {
+        modern::check_meta(Some(&params))?;
+        let params = params.as_object().cloned().unwrap_or_default();
+        let call = format!("tools/call {name}");
+        let mut rounds = Rounds::open(&self.seal, call, arguments, &params)?;
+        match tools::call(&self.server, name, arguments, &mut rounds) {
+            Err(Stop::Input) => {
+                let mut asking = rounds.input_required(&self.seal);
+                // Who answered, as on every modern result.
+                asking["_meta"] = modern::complete("tools/call", json!({}))["_meta"].take();
+                Ok(asking)
+            }
+            done => outcome(done).map(|result| modern::complete("tools/call", result)),
+        }
+    }
+}
