@@ -583,11 +583,16 @@ fn gap_id_after(text: &str, marker: &str) -> Option<String> {
 /// follows each client frame is found by replaying every prefix of the client
 /// frames, so it needs no timing. Comments and client frames are kept.
 pub fn bless(transcript: &Transcript, text: &str, bin: &Path) -> Result<String, String> {
-    if crate::capture::uses_state(transcript) {
-        // Each prefix runs in a new process, whose key seals other states:
-        // a `{state}` from one run means nothing to the next.
+    // Each prefix runs in a new process: a `{state}` one run sealed means
+    // nothing to the next, and a server that asks and waits (chapter 14)
+    // answers its own call with an error when a prefix ends before the answer.
+    let asks = transcript
+        .frames_in(Direction::ServerToClient)
+        .any(|frame| is_request(&frame.bytes));
+    if crate::capture::uses_state(transcript) || asks {
         eprintln!(
-            "{}: not blessed: its frames send a captured {{state}} back; edit them by hand",
+            "{}: not blessed: its frames send a captured {{state}} back, or answer the \
+             server's own requests; edit them by hand",
             transcript.name
         );
         return Ok(text.to_string());
@@ -660,6 +665,12 @@ pub fn bless(transcript: &Transcript, text: &str, bin: &Path) -> Result<String, 
         out += &render(0);
     }
     Ok(out)
+}
+
+/// A JSON-RPC request in a server's frame: the server asks the client.
+fn is_request(bytes: &[u8]) -> bool {
+    let message: Value = serde_json::from_slice(bytes).unwrap_or_default();
+    message.get("method").is_some() && message.get("id").is_some()
 }
 
 fn render_server_frames(bytes: &[u8]) -> String {
