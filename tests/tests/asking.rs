@@ -230,3 +230,66 @@ fn a_modern_retry_may_go_to_any_instance_sharing_the_state_folder() {
     drop((first, second));
     let _ = std::fs::remove_dir_all(&base);
 }
+
+/// Runs the binary on stdio with `--state folder` and no input; its exit
+/// code and stderr.
+fn run_with_state(folder: &std::path::Path) -> (Option<i32>, String) {
+    let output = Command::new(binary())
+        .arg("--state")
+        .arg(folder)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    (output.status.code(), stderr)
+}
+
+#[cfg(unix)]
+#[test]
+fn the_key_of_the_state_folder_is_made_once_readable_by_its_owner_only() {
+    use std::os::unix::fs::PermissionsExt;
+    let folder = std::env::temp_dir().join(format!("wire-ch14-key-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&folder);
+    assert_eq!(run_with_state(&folder).0, Some(0));
+    let key = folder.join("request-state.key");
+    let first = std::fs::read_to_string(&key).unwrap();
+    assert_eq!(first.len(), 64, "{first:?}");
+    assert!(
+        first.bytes().all(|byte| byte.is_ascii_hexdigit()),
+        "{first:?}"
+    );
+    let mode = std::fs::metadata(&key).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o600, "mode {mode:o}");
+    // A second instance reads the same key: states sealed by one open in the other.
+    assert_eq!(run_with_state(&folder).0, Some(0));
+    assert_eq!(std::fs::read_to_string(&key).unwrap(), first);
+    let _ = std::fs::remove_dir_all(&folder);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_fifo_a_symlink_or_a_short_file_in_place_of_the_key_is_refused() {
+    let base = std::env::temp_dir().join(format!("wire-ch14-odd-key-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&base);
+    let plant = |name: &str, how: &dyn Fn(&std::path::Path)| {
+        let folder = base.join(name);
+        std::fs::create_dir_all(&folder).unwrap();
+        how(&folder.join("request-state.key"));
+        let (code, stderr) = run_with_state(&folder);
+        assert_eq!(code, Some(2), "{name}: {stderr}");
+        assert!(
+            stderr.contains("request-state.key in the state folder"),
+            "{name}: {stderr}"
+        );
+    };
+    // A FIFO would block a plain open until a writer came: refused at once.
+    plant("fifo", &|key| {
+        let made = Command::new("mkfifo").arg(key).status().unwrap();
+        assert!(made.success());
+    });
+    plant("symlink", &|key| {
+        std::os::unix::fs::symlink("/etc/hostname", key).unwrap();
+    });
+    plant("short", &|key| std::fs::write(key, "abc").unwrap());
+    let _ = std::fs::remove_dir_all(&base);
+}

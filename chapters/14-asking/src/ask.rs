@@ -1,11 +1,9 @@
-//! The asking interface. A tool that needs something only the client's side
-//! has (the user's decision, a completion from the client's model, the
-//! folders it may write to) asks for it here, and is written once. Who
-//! implements `Ask` decides how the question travels: `legacy.rs` sends a
-//! JSON-RPC request to the client and waits for its response (2025-11-25);
-//! `rounds.rs` ends the call with an input-required result and finds the
-//! answer in the client's retry (2026-07-28). A question (`InputRequest`)
-//! and the ways a tool stops (`Stop`) are given, in `wire_server::asking`.
+//! The asking interface. A tool that needs what only the client's side has
+//! (the user's decision, a completion from its model, the folders it may
+//! write to) asks here, and is written once. The implementation decides how
+//! the question travels: `legacy.rs` sends the client a request and waits
+//! (2025-11-25); `rounds.rs` ends the call input-required and finds the
+//! answer in the retry (2026-07-28). `InputRequest` and `Stop` are given.
 
 use serde_json::Value;
 

@@ -8,6 +8,7 @@ use serde_json::{Map, Value, json};
 use crate::ask::{Ask, Stop};
 use crate::asking::{Unable, outcome};
 use crate::asking_tools::{our_call, with_definitions};
+use crate::http::{Answer, Asker, Handler};
 use crate::jsonrpc::RpcError;
 use crate::modern;
 use crate::request_state::Seal;
@@ -73,5 +74,18 @@ impl Asking {
             }
             done => outcome(done).map(|result| modern::complete("tools/call", result)),
         }
+    }
+}
+
+/// What HTTP serves: nothing to say before a reply; our tools may ask.
+impl Handler for Asking {
+    fn request(&self, method: &str, params: Option<Value>, era: Era, asker: Asker) -> Answer {
+        (Vec::new(), self.request(method, params, era, asker))
+    }
+    fn may_ask(&self, method: &str, params: Option<&Value>) -> bool {
+        method == "tools/call" && params.and_then(our_call).is_some()
+    }
+    fn notification(&self, method: &str) {
+        self.server.handle_notification(method);
     }
 }

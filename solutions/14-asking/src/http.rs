@@ -24,8 +24,6 @@ use tokio::net::TcpListener;
 use crate::SERVER_NAME;
 use crate::ask::Ask;
 use crate::asking_http::{self, Pending, Streamed};
-use crate::asking_tools::our_call;
-use crate::dispatch::Asking;
 use crate::http_util::{accept_failed, accepted, declared_over, decoded_name};
 use crate::http_util::{bearer_token, is_json, json_reply, one_value, one_value_each, refusal};
 use crate::http_util::{header_text, run_handler, spawn_connection, stop_signal};
@@ -65,18 +63,6 @@ pub trait Handler: Send + Sync {
 pub type Answer = (Vec<Value>, Result<Value, RpcError>);
 pub type Asker<'a> = Option<&'a mut dyn Ask>;
 
-/// The notes server has nothing to say before its reply.
-impl Handler for Asking {
-    fn request(&self, method: &str, params: Option<Value>, era: Era, asker: Asker) -> Answer {
-        (Vec::new(), self.request(method, params, era, asker))
-    }
-    fn may_ask(&self, method: &str, params: Option<&Value>) -> bool {
-        method == "tools/call" && params.and_then(our_call).is_some()
-    }
-    fn notification(&self, method: &str) {
-        self.server.handle_notification(method);
-    }
-}
 // ANCHOR_END: handler
 
 /// Everything a connection needs: what answers (its state lives in a

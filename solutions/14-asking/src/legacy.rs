@@ -1,9 +1,8 @@
 //! 2025-11-25: the server asks with a JSON-RPC request of its own, sent to
-//! the client while the call waits, and reads the client's response into
-//! the tool's answer. The request travels on a `Transport` (given, in
-//! `wire_server::asking`): on stdio, the connection the call came in on,
-//! which queues the client's other frames meanwhile so replies keep their
-//! order; over HTTP, the event stream of the call's own POST.
+//! the client while the call waits, and reads the response into the tool's
+//! answer. It travels on a `Transport` (given, in `wire_server::asking`): on
+//! stdio the call's connection, which queues the client's other frames
+//! meanwhile so replies keep their order; over HTTP the call's event stream.
 
 use serde_json::Value;
 

@@ -1,11 +1,9 @@
 //! Chapter 14: the server of chapter 13, with tools that ask the client's
 //! side for what only it has: the user's decision (elicitation), a
 //! completion from its model (sampling), the folders it may write to
-//! (roots). A tool asks once, through `ask.rs`; the era decides how the
-//! question travels. In 2025-11-25 the server sends a request of its own on
-//! the open connection and waits (`legacy.rs`); in 2026-07-28 the call ends
-//! with an input-required result, and the client retries it with the
-//! answers and a sealed `requestState` (`rounds.rs`).
+//! (roots). A tool asks once, through `ask.rs`; the era decides how: a
+//! request of the server's own in 2025-11-25 (`legacy.rs`), an
+//! input-required result and a sealed retry in 2026-07-28 (`rounds.rs`).
 
 mod ask;
 mod dispatch;

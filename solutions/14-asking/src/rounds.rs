@@ -1,11 +1,10 @@
 //! 2026-07-28: no request from the server, ever. A tool that needs an
 //! answer ends its call with an input-required result: the questions
-//! (`inputRequests`, each under a key) and a `requestState`. The client
-//! answers them and calls again, under a new id, with `inputResponses` and
-//! the state unchanged; the tool runs again from the start, and this time
-//! finds its answers. Nothing is kept between the rounds but the state the
-//! client carries, so any instance can serve any round, and the state is
-//! sealed (`request_state.rs`, given) because the client could change it.
+//! (`inputRequests`, by key) and a `requestState`. The client answers and
+//! calls again (a new id, `inputResponses`, the state unchanged); the tool
+//! runs again from the start and finds its answers. Only the state the
+//! client carries links the rounds, so any instance can serve any round,
+//! and it is sealed (`request_state.rs`, given): the client could change it.
 
 use serde_json::{Map, Value, json};
 
