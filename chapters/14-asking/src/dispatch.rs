@@ -3,16 +3,15 @@
 //! here, with the asker its era gives it: the transport (2025-11-25) or
 //! the rounds of an input-required result (2026-07-28).
 
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 
-use crate::ask::{Ask, Stop};
+use crate::ask::Ask;
 use crate::asking::{Unable, outcome};
 use crate::asking_tools::{our_call, with_definitions};
 use crate::http::{Answer, Asker, Handler};
 use crate::jsonrpc::RpcError;
-use crate::modern;
 use crate::request_state::Seal;
-use crate::rounds::Rounds;
+use crate::rounds;
 use crate::server::{Era, Server};
 use crate::tools;
 
@@ -39,7 +38,8 @@ impl Asking {
                 .handle_request(method, params, era)
                 .map(with_definitions),
             ("tools/call", Some((name, arguments)), Era::Modern) => {
-                self.call_modern(&name, &arguments, params.unwrap_or_default())
+                let run = |asker: &mut dyn Ask| tools::call(&self.server, &name, &arguments, asker);
+                rounds::round(&self.seal, (method, &name), &arguments, params, run)
             }
             // Before initialize, chapter 12's server refuses every call.
             ("tools/call", Some((name, arguments)), Era::Legacy(handshake))
@@ -53,28 +53,6 @@ impl Asking {
         }
     }
     // ANCHOR_END: request
-
-    /// 2026-07-28: one round of a call; its result is complete, or asks.
-    fn call_modern(
-        &self,
-        name: &str,
-        arguments: &Map<String, Value>,
-        params: Value,
-    ) -> Result<Value, RpcError> {
-        modern::check_meta(Some(&params))?;
-        let params = params.as_object().cloned().unwrap_or_default();
-        let call = format!("tools/call {name}");
-        let mut rounds = Rounds::open(&self.seal, call, arguments, &params)?;
-        match tools::call(&self.server, name, arguments, &mut rounds) {
-            Err(Stop::Input) => {
-                let mut asking = rounds.input_required(&self.seal);
-                // Who answered, as on every modern result.
-                asking["_meta"] = modern::complete("tools/call", json!({}))["_meta"].take();
-                Ok(asking)
-            }
-            done => outcome(done).map(|result| modern::complete("tools/call", result)),
-        }
-    }
 }
 
 /// What HTTP serves: nothing to say before a reply; our tools may ask.

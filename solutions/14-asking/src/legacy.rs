@@ -42,18 +42,14 @@ fn answer(transport: &mut impl Transport, request: &InputRequest) -> Result<Valu
         )));
     }
     let response = transport.request(request)?;
-    match response.get("result") {
-        Some(result) => Ok(result.clone()),
-        None => {
-            let message = response["error"]["message"]
-                .as_str()
-                .unwrap_or("no reason given");
-            let method = request.method;
-            Err(Stop::Refused(format!(
-                "the client refused {method}: {message}"
-            )))
-        }
+    if let Some(result) = response.get("result") {
+        return Ok(result.clone());
     }
+    let message = response["error"]["message"].as_str();
+    let (method, message) = (request.method, message.unwrap_or("no reason given"));
+    Err(Stop::Refused(format!(
+        "the client refused {method}: {message}"
+    )))
     // END(ch14/legacy-request)
 }
 // ANCHOR_END: ask

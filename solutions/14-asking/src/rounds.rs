@@ -9,8 +9,9 @@
 use serde_json::{Map, Value, json};
 
 use crate::ask::{Ask, InputRequest, Stop};
-use crate::asking::{client_capabilities, missing_capability, retry};
+use crate::asking::{client_capabilities, missing_capability, outcome, retry};
 use crate::jsonrpc::RpcError;
+use crate::modern;
 use crate::request_state::{Payload, Seal, now_secs};
 
 /// One round of one call: the answers it has, and the questions it adds.
@@ -132,4 +133,28 @@ impl Rounds {
         // END(ch14/input-required)
     }
     // ANCHOR_END: input_required
+}
+
+/// One round of a 2026-07-28 call (`tools/call` and a tool, or another
+/// method that may ask) of `tool`: its result, complete or input-required.
+pub fn round(
+    seal: &Seal,
+    (method, name): (&str, &str),
+    arguments: &Map<String, Value>,
+    params: Option<Value>,
+    tool: impl FnOnce(&mut dyn Ask) -> Result<Value, Stop>,
+) -> Result<Value, RpcError> {
+    modern::check_meta(params.as_ref())?;
+    let params = params.and_then(|params| params.as_object().cloned());
+    let params = params.unwrap_or_default();
+    let mut rounds = Rounds::open(seal, format!("{method} {name}"), arguments, &params)?;
+    match tool(&mut rounds) {
+        Err(Stop::Input) => {
+            let mut asking = rounds.input_required(seal);
+            // Who answered, as on every modern result.
+            asking["_meta"] = modern::complete(method, json!({}))["_meta"].take();
+            Ok(asking)
+        }
+        done => outcome(done).map(|result| modern::complete(method, result)),
+    }
 }
