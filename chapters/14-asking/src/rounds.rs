@@ -9,7 +9,7 @@
 use serde_json::{Map, Value, json};
 
 use crate::ask::{Ask, InputRequest, Stop};
-use crate::asking::{client_capabilities, missing_capability, outcome, retry};
+use crate::asking::{client_capabilities, declares, missing_capability, outcome, retry};
 use crate::jsonrpc::RpcError;
 use crate::modern;
 use crate::request_state::{Payload, Seal, now_secs};
@@ -68,7 +68,7 @@ fn verify(seal: &Seal, state: &str, call: &str, arguments: &str) -> Result<Paylo
 
 impl Ask for Rounds {
     fn can(&self, capability: &str) -> bool {
-        self.capabilities.contains_key(capability)
+        declares(&self.capabilities, capability)
     }
 
     /// Every answer that is here, or else every question that is not:

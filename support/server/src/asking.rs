@@ -119,6 +119,19 @@ pub fn client_capabilities(params: &Map<String, Value>) -> Map<String, Value> {
 
 const CAPABILITIES_KEY: &str = "io.modelcontextprotocol/clientCapabilities";
 
+/// Whether `capabilities` (an `initialize`'s, or a request's `_meta`) let
+/// us ask a `capability` question. Our forms are elicitation's form mode,
+/// which `"elicitation": {}` means too; a client that lists only `url`
+/// mode cannot show one, and is not asked.
+pub fn declares(capabilities: &Map<String, Value>, capability: &str) -> bool {
+    match (capability, capabilities.get(capability)) {
+        ("elicitation", Some(Value::Object(modes))) => {
+            modes.is_empty() || modes.contains_key("form")
+        }
+        (_, declared) => declared.is_some(),
+    }
+}
+
 /// A tool's outcome as a JSON-RPC one: a refusal is a tool error, for the
 /// model to read; an error stays an error. `Stop::Input` is 2026-07-28's,
 /// which the caller turns into an input-required result first.
@@ -198,7 +211,7 @@ pub trait Transport {
 
 impl<R: Read, W: Write> Transport for Connection<R, W> {
     fn declared(&self, capability: &str) -> bool {
-        self.capabilities.contains_key(capability)
+        declares(&self.capabilities, capability)
     }
 
     fn request(&mut self, request: &InputRequest) -> Result<Value, Stop> {
@@ -368,5 +381,27 @@ fn remember_capabilities<R, W>(
             .as_ref()
             .and_then(|params| params["capabilities"].as_object());
         connection.capabilities = declared.cloned().unwrap_or_default();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_form_is_asked_only_of_a_client_that_can_show_one() {
+        let caps = |value: Value| value.as_object().cloned().unwrap();
+        assert!(declares(&caps(json!({ "elicitation": {} })), "elicitation"));
+        assert!(declares(
+            &caps(json!({ "elicitation": { "form": {} } })),
+            "elicitation"
+        ));
+        assert!(!declares(
+            &caps(json!({ "elicitation": { "url": {} } })),
+            "elicitation"
+        ));
+        assert!(!declares(&caps(json!({ "sampling": {} })), "elicitation"));
+        assert!(declares(&caps(json!({ "sampling": {} })), "sampling"));
+        assert!(!declares(&caps(json!({})), "roots"));
     }
 }
