@@ -163,9 +163,12 @@ pub fn header_text<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
     headers.get(name).and_then(|value| value.to_str().ok())
 }
 
-pub fn json_reply(status: StatusCode, reply: &Reply) -> Response<Body> {
+/// A reply as JSON. Generic in the body type, as `refusal`, `accepted` and
+/// `run_handler` are: chapter 14's responses may also be streams of events
+/// (`asking_http::Streamed`), and a whole body becomes one of those.
+pub fn json_reply<B: From<Body>>(status: StatusCode, reply: &Reply) -> Response<B> {
     let body = serde_json::to_vec(reply).unwrap_or_default();
-    let mut response = Response::new(Full::new(Bytes::from(body)));
+    let mut response = Response::new(Full::new(Bytes::from(body)).into());
     *response.status_mut() = status;
     let json = HeaderValue::from_static("application/json");
     response.headers_mut().insert(header::CONTENT_TYPE, json);
@@ -176,14 +179,14 @@ pub fn json_reply(status: StatusCode, reply: &Reply) -> Response<Body> {
 /// which is what the spec allows in the body of a 4xx. Logged once per
 /// `LOG_EVERY` refusals: a client that is refused in a loop must not fill
 /// the disk with our log.
-pub fn refusal(status: StatusCode, problem: &str) -> Response<Body> {
+pub fn refusal<B: From<Body>>(status: StatusCode, problem: &str) -> Response<B> {
     sampled(&REFUSALS, &format!("{} {problem}", status.as_u16()));
     let error = RpcError::new(-32600, format!("Invalid Request: {problem}"));
     json_reply(status, &Reply::without_id(error))
 }
 
-pub fn accepted() -> Response<Body> {
-    let mut response = Response::new(Full::new(Bytes::new()));
+pub fn accepted<B: From<Body>>() -> Response<B> {
+    let mut response = Response::new(Full::new(Bytes::new()).into());
     *response.status_mut() = StatusCode::ACCEPTED;
     response
 }
@@ -265,10 +268,10 @@ pub fn declared_over(headers: &HeaderMap, limit: usize) -> bool {
 /// back costs more than the work itself (two thread wake-ups a request;
 /// with every request on the pool, `cargo xtask bench --http` measured
 /// about half the requests per second).
-pub async fn run_handler(
+pub async fn run_handler<B: From<Body> + Send + 'static>(
     body: Bytes,
-    work: impl FnOnce(Bytes) -> Response<Body> + Send + 'static,
-) -> Response<Body> {
+    work: impl FnOnce(Bytes) -> Response<B> + Send + 'static,
+) -> Response<B> {
     if !may_wait(&body) {
         return work(body);
     }
@@ -313,9 +316,12 @@ pub fn may_wait(body: &[u8]) -> bool {
 /// `REQUEST_TIMEOUT` and `IDLE_TIMEOUT`.
 pub fn spawn_connection<S>(stream: TcpStream, service: S)
 where
-    S: HttpService<Incoming, ResBody = Body> + Send + 'static,
+    S: HttpService<Incoming> + Send + 'static,
     S::Future: Send,
     S::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+    S::ResBody: Send + 'static,
+    <S::ResBody as hyper::body::Body>::Data: Send,
+    <S::ResBody as hyper::body::Body>::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
 {
     static OPEN: Semaphore = Semaphore::const_new(MAX_CONNECTIONS);
     let Ok(permit) = OPEN.try_acquire() else {

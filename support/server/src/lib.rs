@@ -12,7 +12,11 @@
 //! writes, locks) and `draft_tools.rs` (the draft tools' schemas and
 //! argument checks); with the `http` feature, which only chapter 13 turns
 //! on, `http_util.rs` (chapter 13's HTTP plumbing: responses, headers,
-//! signals), so that chapters before it never build hyper.
+//! signals), so that chapters before it never build hyper; with `asking`,
+//! which only chapter 14 turns on, `request_state.rs` (the HMAC seal on a
+//! 2026-07-28 `requestState`) `roots.rs` (a path kept inside the roots),
+//! `asking.rs` (a question, and the stdio connection that carries the
+//! server's requests), `asking_http.rs` (the same over an SSE stream) and `asking_tools.rs` (its tools' schemas and reads).
 
 use std::fmt;
 use std::sync::OnceLock;
@@ -33,9 +37,19 @@ pub mod server;
 pub mod tools;
 
 // This crate's own.
+#[cfg(feature = "asking")]
+pub mod asking;
+#[cfg(feature = "asking")]
+pub mod asking_http;
+#[cfg(feature = "asking")]
+pub mod asking_tools;
 pub mod draft_tools;
 #[cfg(feature = "http")]
 pub mod http_util;
+#[cfg(feature = "asking")]
+pub mod request_state;
+#[cfg(feature = "asking")]
+pub mod roots;
 pub mod state;
 pub mod stdio;
 

@@ -184,6 +184,43 @@ impl State {
     }
     // ANCHOR_END: files
 
+    /// The secret key kept in the folder as `name` (64 hex digits), made
+    /// on first use. Every instance sharing `--state` reads the same key, so
+    /// any of them can open what another sealed; without `--state` the
+    /// folder is this process's own, and so is the key. The key is written
+    /// aside with mode 0600 (only our user may read it) and linked in under
+    /// its name, which fails if the name is taken (`O_EXCL`'s promise): of
+    /// two instances starting at once one makes the key, the other reads it,
+    /// and nobody reads half a key. A symlink, a FIFO or a file of another
+    /// length in its place is refused with its name.
+    pub fn secret(&self, name: &str) -> io::Result<[u8; 32]> {
+        if let Some(text) = self.read(name)? {
+            return parse_key(name, &text);
+        }
+        let mut key = [0; 32];
+        File::open("/dev/urandom")?.read_exact(&mut key)?; // the OS's random source
+        let text: String = key.iter().map(|byte| format!("{byte:02x}")).collect();
+        let aside = self.folder.join(format!(".{:016x}.tmp", random()));
+        let mut options = File::options();
+        options.write(true).create_new(true);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+        let written = options
+            .open(&aside)
+            .and_then(|mut file| file.write_all(text.as_bytes()).and(file.sync_all()));
+        let linked = written.and_then(|()| fs::hard_link(&aside, self.folder.join(name)));
+        let _ = fs::remove_file(&aside);
+        match linked {
+            Ok(()) => Ok(key),
+            // Another instance made it first: its key is the one.
+            Err(err) if err.kind() == io::ErrorKind::AlreadyExists => {
+                let text = self.read(name)?.unwrap_or_default();
+                parse_key(name, &text)
+            }
+            Err(err) => Err(err),
+        }
+    }
+
     /// The first number not `taken`, searched from the hint up: double the
     /// step while numbers are taken, then halve back to the first free one.
     /// Drafts are numbered densely, so this finds the first free number;
@@ -206,6 +243,19 @@ impl State {
         }
         high
     }
+}
+
+/// A key file's 64 hex digits as bytes; anything else is damaged.
+fn parse_key(name: &str, text: &str) -> io::Result<[u8; 32]> {
+    let digits = text.trim_end();
+    let mut key = [0; 32];
+    if digits.len() != 64 || !digits.bytes().all(|byte| byte.is_ascii_hexdigit()) {
+        return Err(damaged(name, "not 64 hex digits"));
+    }
+    for (at, byte) in key.iter_mut().enumerate() {
+        *byte = u8::from_str_radix(&digits[2 * at..2 * at + 2], 16).unwrap_or_default();
+    }
+    Ok(key)
 }
 
 /// A damaged file in the folder, named, with what is wrong with it.

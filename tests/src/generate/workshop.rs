@@ -74,6 +74,8 @@ pub const SECOND_DAY: &[Row] = &[
     Page("12-stateless.md"),
     Break("Break", 15),
     Page("13-http.md"),
+    Break("Break", 15),
+    Page("14-asking.md"),
 ];
 
 /// When the day starts, in minutes after midnight (09:00).

@@ -52,12 +52,20 @@ pub fn check(transcript: &Transcript, target: &Target) -> Result<(), String> {
     let fail =
         |run: Option<&Run>, problem: String| runner::report(transcript, target, run, &problem);
     let mut server = Listening::start(transcript, target).map_err(|err| fail(None, err))?;
+    // `{state}` (capture.rs): bound from a response, sent back in a request.
+    let capture = crate::run::capture::uses_state(transcript);
+    let mut state = None;
     for (index, exchange) in exchanges(transcript).iter().enumerate() {
         let position = format!("exchange {}", index + 1);
-        let request = request_bytes(&exchange.request, &server.address);
+        let request = request_bytes(&exchange.request, &server.address, state.as_deref());
         let actual = send(&server.address, &request)
             .map_err(|err| format!("{position}: {err}"))
-            .map(|response| normalize(&response));
+            .map(|response| normalize(&response))
+            .map(|text| match capture {
+                true => String::from_utf8_lossy(&crate::run::capture::bind(text.as_bytes(), &mut state))
+                    .into_owned(),
+                false => text,
+            });
         let expected = expected_text(&exchange.response);
         // The request as it went out, so the report shows what got the
         // answer (an Origin, a missing header) without opening the transcript.
@@ -93,10 +101,20 @@ pub fn check(transcript: &Transcript, target: &Target) -> Result<(), String> {
 pub fn bless(transcript: &Transcript, text: &str, target: &Target) -> Result<String, String> {
     let mut server = Listening::start(transcript, target)?;
     let mut answers = Vec::new();
+    // One server for the whole run, so a `{state}` it sealed opens again.
+    let capture = crate::run::capture::uses_state(transcript);
+    let mut state = None;
     for (index, exchange) in exchanges(transcript).iter().enumerate() {
-        let request = request_bytes(&exchange.request, &server.address);
+        let request = request_bytes(&exchange.request, &server.address, state.as_deref());
         match send(&server.address, &request) {
-            Ok(response) => answers.push((exchange.response.clone(), normalize(&response))),
+            Ok(response) => {
+                let mut text = normalize(&response);
+                if capture {
+                    let bound = crate::run::capture::bind(text.as_bytes(), &mut state);
+                    text = String::from_utf8_lossy(&bound).into_owned();
+                }
+                answers.push((exchange.response.clone(), text))
+            }
             Err(err) => {
                 server.stop();
                 return Err(format!(
@@ -146,7 +164,7 @@ pub fn play(transcript: &Transcript, target: &Target) -> Result<(), String> {
     println!("the server listens on http://{}/mcp\n", server.address);
     let exchanges = exchanges(transcript);
     for exchange in &exchanges {
-        let request = request_bytes(&exchange.request, &server.address);
+        let request = request_bytes(&exchange.request, &server.address, None);
         let shown = String::from_utf8_lossy(&request).replace("\r\n", "\n");
         println!("→ {}\n", shown.trim_end().replace('\n', "\n  "));
         match send(&server.address, &request) {
@@ -209,7 +227,7 @@ fn is_request_line(frame: &Frame) -> bool {
 
 /// The request on the wire: CRLF line ends, the runner's own headers, the
 /// body's lines joined with `\n`.
-fn request_bytes(frames: &[&Frame], address: &str) -> Vec<u8> {
+fn request_bytes(frames: &[&Frame], address: &str, state: Option<&str>) -> Vec<u8> {
     let text = |frame: &Frame| {
         String::from_utf8_lossy(&frame.bytes)
             .trim_end_matches('\n')
@@ -226,7 +244,8 @@ fn request_bytes(frames: &[&Frame], address: &str) -> Vec<u8> {
         head.push_str(&line);
         head.push_str("\r\n");
     }
-    let mut body: Vec<u8> = lines.flat_map(|frame| frame.bytes.clone()).collect();
+    let body: Vec<u8> = lines.flat_map(|frame| frame.bytes.clone()).collect();
+    let mut body = crate::run::capture::fill(&body, state);
     if body.last() == Some(&b'\n') {
         body.pop();
     }

@@ -9,11 +9,14 @@
 //! - [`client_runner`] drives a client or an agent (chapters 6 on): the
 //!   `replay-server` binary plays its servers, a stub HTTP server its model;
 //! - [`http_runner`] drives a server over HTTP (`# runner: http`);
+//! - [`capture`] binds an opaque value a server sends (`{state}`) for the
+//!   frames that send it back;
 //! - [`tools`] checks the programs outside Rust a chapter needs (`jq`).
 //!
 //! [`check`] and [`check_stretch`] are what each generated `#[test]` of
 //! `tests/tests/scenarios.rs` calls (`tests/build.rs` writes them).
 
+pub mod capture;
 pub mod client_runner;
 pub mod http_runner;
 pub mod jsondiff;

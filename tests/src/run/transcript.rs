@@ -22,6 +22,12 @@
 //! A `->`/`<-` line without `!` is sent or expected exactly as written,
 //! followed by one `\n`: it need not be valid JSON (bad input is a lesson too).
 //!
+//! One capture (`capture.rs`): in a `<-` line, `"requestState":"{state}"`
+//! matches any JSON string there and binds it (a 2026-07-28 state is sealed
+//! and expires, so its bytes change from run to run); in a later `->` line,
+//! `{state}` sends the bound value back and `{state:tampered}` sends it with
+//! `-TAMPERED` appended. The server runner and the HTTP runner both do it.
+//!
 //! A server is driven in lockstep, like a real client: the runner sends one
 //! client frame and waits for each `<-` line that follows it before sending
 //! the next, so a reply left in a buffer fails the scenario. Replies after a

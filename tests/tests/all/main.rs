@@ -16,6 +16,8 @@
 mod agent;
 #[path = "../agents.rs"]
 mod agents;
+#[path = "../asking.rs"]
+mod asking;
 #[path = "../book.rs"]
 mod book;
 #[path = "../budgets.rs"]
