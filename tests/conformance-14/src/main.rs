@@ -3,12 +3,11 @@
 //! the notes, so that `tests/peers/conformance.sh` (`run.sh 14`) can run the
 //! suite against the course's code. The learner never needs to read this.
 //!
-//! Chapter 14's files are compiled here as they are (all but its
-//! `main.rs`): the suite judges the very transport and the very asking
-//! machinery the chapter teaches (`ask.rs`'s `Ask`; `legacy.rs`, whose
-//! requests travel on the POST's event stream in 2025-11-25; `rounds.rs`'s
-//! sealed input-required rounds in 2026-07-28), and the teaching crate
-//! carries no fixture code. The fixtures are chapter 13's
+//! Chapter 14's files are compiled here as they are: the suite judges the
+//! very transport (`http.rs`) and the very asking machinery the chapter
+//! teaches (`ask.rs`'s `Ask`; `legacy.rs`, whose requests travel on the
+//! POST's event stream in 2025-11-25; `rounds.rs`'s sealed input-required
+//! rounds in 2026-07-28), and the teaching crate carries no fixture code. The fixtures are chapter 13's
 //! (`tests/conformance/src/fixtures.rs`, compiled here too) and those
 //! chapter 14 adds (`fixtures_14.rs`: the ones that ask). Around them,
 //! chapter 12's server keeps the lifecycle: `initialize`, `ping`,
@@ -17,22 +16,15 @@
 #[path = "../../../solutions/14-asking/src/http.rs"]
 mod http;
 
-// What chapter 14's http.rs names (its `Asking`, and what that stands on).
-// The fixtures ask through `ask`, `legacy` (2025-11-25) and `rounds`
-// (2026-07-28); `dispatch` and `tools` (the notes server's own tools) are
-// compiled only so that http.rs compiles as it is, and are not called here.
+// What the fixtures ask through: the chapter's `Ask` (which http.rs names
+// too), `legacy.rs` (2025-11-25: any `Transport`, the POST's event stream
+// here, is an `Ask`) and `rounds.rs` (2026-07-28).
 #[path = "../../../solutions/14-asking/src/ask.rs"]
 mod ask;
-#[allow(dead_code)]
-#[path = "../../../solutions/14-asking/src/dispatch.rs"]
-mod dispatch;
 #[path = "../../../solutions/14-asking/src/legacy.rs"]
 mod legacy;
 #[path = "../../../solutions/14-asking/src/rounds.rs"]
 mod rounds;
-#[allow(dead_code)]
-#[path = "../../../solutions/14-asking/src/tools.rs"]
-mod tools;
 
 #[path = "../../conformance/src/fixtures.rs"]
 mod fixtures;
@@ -40,8 +32,8 @@ mod fixtures;
 mod fixtures_14;
 
 // The modules chapter 14's files use, by the names they use them.
-use wire_server::{asking, asking_http, asking_tools, draft_tools, http_util, jsonrpc, modern};
-use wire_server::{request_state, roots, server};
+use wire_server::server;
+use wire_server::{asking, asking_http, draft_tools, http_util, jsonrpc, modern, request_state};
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
