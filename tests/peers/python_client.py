@@ -9,17 +9,25 @@ not found", and the client falls back to `initialize` on the same process;
 chapter 12 answers the probe, and the client stays on 2026-07-28, with no
 handshake at all. Chapter 12 is then checked once more with `mode="legacy"`,
 the handshake, since it serves both eras. Then it runs the chapter's checks.
+Chapter 14, whose tools ask the client's side, is checked in both eras over
+stdio and over Streamable HTTP (the server started with --listen), with the
+SDK's elicitation, sampling and roots callbacks answering from a script.
 
 Prints one line per check; on the first failure prints why and exits 1.
 Run it with the interpreter from .peers/venv (tests/peers/install.sh makes it).
 """
 
 import base64
+import os
+import subprocess
 import sys
+import tempfile
+import time
 
 import anyio
 from mcp import Client, MCPError, StdioServerParameters
 from mcp.types import BlobResourceContents, EmbeddedResource, ResourceLink, TextContent, TextResourceContents
+from mcp.types import CreateMessageResult, ElicitResult, ListRootsResult, Root
 
 # How long to wait for any one answer, and for the whole run, in seconds.
 READ_TIMEOUT = 10
@@ -236,6 +244,170 @@ async def check_drafts(client):
     ok("call_tool start_draft, append_to_draft twice with one key", f"{handle} has 1 line")
 
 
+# ---- Chapter 14: tools that ask (elicitation, sampling, roots) ------------
+#
+# The same checks run in both eras: in 2026-07-28 the SDK meets an
+# input-required result and retries the call with the answers (its
+# input-required driver); in 2025-11-25 the server sends its own request and
+# the SDK answers it on the connection. Either way the callbacks below answer,
+# and the checks look at what the server then did.
+
+SUMMARY = "Retry with growing, jittered waits. Stop after five tries."
+MODEL = "canned-model"
+
+
+class ClientSide:
+    """The client's side of the asking: what the user and the model answer
+    next (a script the checks set), and what the server asked for."""
+
+    def __init__(self, root):
+        self.root = root  # the one folder the roots callback offers
+        self.forms = []  # (action, content) for the next elicitations
+        self.asked = []  # (method, params), in the order they came
+
+    async def elicitation(self, context, params):
+        self.asked.append(("elicitation/create", params))
+        expect(self.forms, f"an elicitation nobody expected: {params.message!r}")
+        action, content = self.forms.pop(0)
+        return ElicitResult(action=action, content=content)
+
+    async def sampling(self, context, params):
+        self.asked.append(("sampling/createMessage", params))
+        return CreateMessageResult(
+            role="assistant", content=TextContent(type="text", text=SUMMARY), model=MODEL, stop_reason="endTurn"
+        )
+
+    async def roots(self, context):
+        self.asked.append(("roots/list", None))
+        return ListRootsResult(roots=[Root(uri=f"file://{self.root}", name="exports")])
+
+    def callbacks(self):
+        return {
+            "elicitation_callback": self.elicitation,
+            "sampling_callback": self.sampling,
+            "list_roots_callback": self.roots,
+        }
+
+    def take_asked(self):
+        asked, self.asked = self.asked, []
+        return asked
+
+
+async def check_list_tools_14(client, side):
+    result = await client.list_tools()
+    names = [tool.name for tool in result.tools]
+    want = ["add", "search_notes", "start_draft", "append_to_draft", "read_draft"]
+    want += ["publish_draft", "summarize_note", "export_draft"]
+    expect(names == want, f"expected the tools {want}, got {names}")
+    ok("list_tools", ", ".join(names))
+
+
+async def new_draft(client, title, lines=()):
+    started = await client.call_tool("start_draft", {"title": title})
+    expect(not started.is_error, f"start_draft failed: {text_of(started)!r}")
+    handle = started.structured_content["draft"]
+    for number, line in enumerate(lines):
+        change = {"draft": handle, "text": line, "operation_key": f"line-{number}"}
+        appended = await client.call_tool("append_to_draft", change)
+        expect(not appended.is_error, f"append_to_draft failed: {text_of(appended)!r}")
+    return handle
+
+
+async def publish(client, side, action, content=None):
+    """publish_draft on a new draft, the form answered with `action`."""
+    handle = await new_draft(client, "Retries")
+    side.forms = [(action, content)]
+    result = await client.call_tool("publish_draft", {"draft": handle})
+    asked = side.take_asked()
+    expect(not result.is_error, f"publish_draft ({action}) reported an error: {text_of(result)!r}")
+    expect([method for method, _ in asked] == ["elicitation/create"], f"publish_draft asked {asked!r}")
+    return handle, result, asked[0][1]
+
+
+async def check_publish_accept(client, side):
+    handle, result, form = await publish(client, side, "accept", {"visibility": "everyone", "notify": False})
+    visibility = form.requested_schema["properties"]["visibility"]
+    expect(visibility.get("default") == "team", f"the form's default audience is {visibility.get('default')!r}")
+    choices = [choice["const"] for choice in visibility.get("oneOf", [])]
+    expect(choices == ["team", "everyone"], f"the form offers {choices!r}")
+    want = {"draft": handle, "published": True, "visibility": "everyone"}
+    expect(result.structured_content == want, f"accepted: {result.structured_content!r}")
+    ok("call_tool publish_draft, the form accepted", f"{handle} published for everyone")
+
+
+async def check_publish_decline(client, side):
+    handle, result, _ = await publish(client, side, "decline")
+    want = {"draft": handle, "published": False}
+    expect(result.structured_content == want, f"declined: {result.structured_content!r}")
+    expect("declined" in text_of(result), f"declined: the text says {text_of(result)!r}")
+    ok("call_tool publish_draft, the form declined", f"{handle} not published: {text_of(result)}")
+
+
+async def check_publish_cancel(client, side):
+    handle, result, _ = await publish(client, side, "cancel")
+    want = {"draft": handle, "published": False}
+    expect(result.structured_content == want, f"cancelled: {result.structured_content!r}")
+    ok("call_tool publish_draft, the form dismissed", f"{handle} not published: {text_of(result)}")
+
+
+async def check_summarize(client, side):
+    result = await client.call_tool("summarize_note", {"uri": "note://backoff"})
+    asked = side.take_asked()
+    expect(not result.is_error, f"summarize_note reported an error: {text_of(result)!r}")
+    expect([method for method, _ in asked] == ["sampling/createMessage"], f"summarize_note asked {asked!r}")
+    params = asked[0][1]
+    prompt = params.messages[0].content
+    expect(isinstance(prompt, TextContent) and BACKOFF in prompt.text, f"the note is not in the prompt: {prompt!r}")
+    hints = [hint.name for hint in (params.model_preferences.hints or [])] if params.model_preferences else []
+    expect(hints == ["haiku"], f"modelPreferences hints {hints!r}")
+    expect(params.tools is None, f"tools offered to the model: {params.tools!r}")
+    want = {"uri": "note://backoff", "summary": SUMMARY, "model": MODEL}
+    expect(result.structured_content == want, f"summary: {result.structured_content!r}")
+    ok("call_tool summarize_note(note://backoff)", f"the client's model ({MODEL}) wrote the summary")
+
+
+async def export(client, side, path):
+    handle = await new_draft(client, "Retries", ["Back off before each retry."])
+    result = await client.call_tool("export_draft", {"draft": handle, "path": path})
+    asked = side.take_asked()
+    expect([method for method, _ in asked] == ["roots/list"], f"export_draft asked {asked!r}")
+    return handle, result
+
+
+async def check_export_inside(client, side):
+    path = os.path.join(side.root, "retries.md")
+    handle, result = await export(client, side, path)
+    expect(not result.is_error, f"export_draft inside the root failed: {text_of(result)!r}")
+    with open(path, encoding="utf-8") as file:
+        written = file.read()
+    expect(written == "# Retries\nBack off before each retry.\n", f"{path} holds {written!r}")
+    ok("call_tool export_draft inside the root", f"{handle} written to {os.path.basename(path)}")
+
+
+async def check_export_outside(client, side):
+    outside = os.path.join(os.path.dirname(side.root), "outside")
+    escapes = {
+        "by ..": os.path.join(side.root, "..", "outside", "escaped.md"),
+        "by a symlink": os.path.join(side.root, "link", "escaped.md"),
+    }
+    for how, path in escapes.items():
+        _, result = await export(client, side, path)
+        expect(result.is_error, f"export_draft to {path} ({how}) was not refused: {text_of(result)!r}")
+        expect(not os.listdir(outside), f"something was written outside the root: {os.listdir(outside)}")
+        ok(f"call_tool export_draft out of the root {how}", f"refused: {text_of(result)}")
+
+
+CHECKS_14 = [
+    check_list_tools_14,
+    check_publish_accept,
+    check_publish_decline,
+    check_publish_cancel,
+    check_summarize,
+    check_export_inside,
+    check_export_outside,
+]
+
+
 # The checks each chapter runs, in order, after the handshake. A later chapter
 # adds its own list here (it may start from the previous chapter's).
 CHECKS = {
@@ -289,6 +461,64 @@ async def run(binary, modes, checks):
                     await check(client)
 
 
+def folders(base):
+    """A root to offer, and beside it a folder nothing may be written to,
+    which a symlink inside the root points at."""
+    root, outside = os.path.join(base, "root"), os.path.join(base, "outside")
+    os.mkdir(root)
+    os.mkdir(outside)
+    os.symlink(outside, os.path.join(root, "link"))
+    return root
+
+
+class HttpServer:
+    """The server started with --listen 127.0.0.1:0, its URL read from the
+    first line it writes on stderr: listening on http://ADDR/mcp."""
+
+    def __init__(self, binary):
+        self.binary = binary
+
+    def __enter__(self):
+        self.log = tempfile.TemporaryFile(mode="w+")
+        command = [self.binary, "--listen", "127.0.0.1:0"]
+        self.process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=self.log)
+        for _ in range(100):
+            self.log.seek(0)
+            first = self.log.readline()
+            if first.startswith("listening on ") and first.endswith("\n"):
+                return first.removeprefix("listening on ").strip()
+            expect(self.process.poll() is None, f"the server exited: {first!r}")
+            time.sleep(0.05)
+        raise CheckFailed("the server did not say where it listens")
+
+    def __exit__(self, *_):
+        self.process.terminate()
+        self.process.wait(timeout=10)
+        self.log.close()
+
+
+async def run_14(binary):
+    """Chapter 14: each era over each transport, each with a new server."""
+    for transport in ("stdio", "http"):
+        for mode, opening in MODES["12"]:
+            print(f"-- {transport}, mode={mode!r}", flush=True)
+            with tempfile.TemporaryDirectory() as base, anyio.fail_after(TOTAL_TIMEOUT):
+                side = ClientSide(folders(base))
+                if transport == "stdio":
+                    await checks_14(StdioServerParameters(command=binary), mode, opening, side)
+                else:
+                    with HttpServer(binary) as url:
+                        await checks_14(url, mode, opening, side)
+
+
+async def checks_14(server, mode, opening, side):
+    options = {"mode": mode, "read_timeout_seconds": READ_TIMEOUT, **side.callbacks()}
+    async with Client(server, **options) as client:
+        await opening(client)
+        for check in CHECKS_14:
+            await check(client, side)
+
+
 def describe(error):
     """One line for an exception, looking inside anyio's exception groups."""
     while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
@@ -300,10 +530,13 @@ def main():
     if len(sys.argv) != 3:
         sys.exit("usage: python_client.py SERVER_BINARY CHAPTER")
     binary, chapter = sys.argv[1], sys.argv[2]
-    if chapter not in CHECKS:
-        sys.exit(f"python_client.py: no checks for chapter {chapter!r} (have: {', '.join(CHECKS)})")
+    if chapter not in CHECKS and chapter != "14":
+        sys.exit(f"python_client.py: no checks for chapter {chapter!r} (have: {', '.join(CHECKS)}, 14)")
     try:
-        anyio.run(run, binary, MODES[chapter], CHECKS[chapter])
+        if chapter == "14":
+            anyio.run(run_14, binary)
+        else:
+            anyio.run(run, binary, MODES[chapter], CHECKS[chapter])
     except Exception as error:  # a failed check, a timeout, a crash in the SDK: all fail the run
         print(f"FAIL python client, chapter {chapter}: {describe(error)}", file=sys.stderr)
         sys.exit(1)

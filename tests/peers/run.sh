@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Checks one chapter's reference server against two real MCP clients: the
 # official Python SDK and the MCP Inspector's CLI. Chapter 13 meets the
-# official conformance suite over HTTP instead (through ch13-conformance).
+# official conformance suite over HTTP instead (through ch13-conformance);
+# chapter 14 meets the suite (through ch14-conformance) and then the Python
+# SDK, in both eras, over stdio and over HTTP.
 #
 # Usage: tests/peers/run.sh CHAPTER     e.g. tests/peers/run.sh 03
 #
@@ -48,6 +50,27 @@ if [[ $chapter == 13 ]]; then
     echo "== official conformance suite (HTTP)"
     bash "$here/conformance.sh" "${CARGO_TARGET_DIR:-$root/target}/debug/ch13-conformance" ||
         failed+=("conformance suite")
+    if [[ ${#failed[@]} -gt 0 ]]; then
+        echo "run.sh: chapter $chapter failed with: ${failed[*]}" >&2
+        exit 1
+    fi
+    echo "== chapter $chapter: all peer checks passed"
+    exit 0
+fi
+
+if [[ $chapter == 14 ]]; then
+    # Chapter 14's http.rs and asking machinery, with chapter 13's fixtures
+    # and those that ask (tests/conformance-14); its baselines are
+    # conformance-14-REVISION.yml. Then the Python SDK drives the chapter's
+    # own tools, answering through its elicitation, sampling and roots
+    # callbacks. (The Inspector's CLI cannot answer a server's question.)
+    echo "== build ch14-conformance"
+    cargo build -q -p ch14-conformance
+    echo "== official conformance suite (HTTP)"
+    bash "$here/conformance.sh" "${CARGO_TARGET_DIR:-$root/target}/debug/ch14-conformance" conformance-14 ||
+        failed+=("conformance suite")
+    echo "== official Python SDK (mcp), stdio and HTTP, both eras"
+    "$root/.peers/venv/bin/python" "$here/python_client.py" "$bin" "$chapter" || failed+=("python client")
     if [[ ${#failed[@]} -gt 0 ]]; then
         echo "run.sh: chapter $chapter failed with: ${failed[*]}" >&2
         exit 1

@@ -265,3 +265,17 @@ fn the_conformance_fixtures_stream_progress_as_server_sent_events() {
     let conformance = target::Target::binary(binary, " (tests/conformance)");
     wire_tests::run::runner::check(&transcript, &conformance).unwrap_or_else(|err| panic!("{err}"));
 }
+
+/// Chapter 14's input-required rounds behind the conformance fixtures:
+/// tests/conformance-14/rounds.wire, played against `ch14-conformance`,
+/// which compiles chapter 14's http.rs and rounds.rs as they are. What
+/// `tests/peers/run.sh 14` shows with the suite itself, without Node.
+#[test]
+fn the_conformance_fixtures_ask_in_rounds_through_chapter_14() {
+    let path = wire_tests::course::root().join("tests/conformance-14/rounds.wire");
+    let transcript = wire_tests::run::transcript::Transcript::load(&path)
+        .unwrap_or_else(|err| panic!("{}: {err:?}", path.display()));
+    let binary = target::build("ch14-conformance").unwrap_or_else(|err| panic!("{err}"));
+    let conformance = target::Target::binary(binary, " (tests/conformance-14)");
+    wire_tests::run::runner::check(&transcript, &conformance).unwrap_or_else(|err| panic!("{err}"));
+}

@@ -32,9 +32,9 @@ impl Rounds {
         arguments: &Map<String, Value>,
         params: &Map<String, Value>,
     ) -> Result<Rounds, RpcError> {
-        let first = Payload::first(call, arguments);
+        let first = Payload::first(call, arguments, params);
         let state = match retry(params)? {
-            None => first, // Whatever else a first call carries is not for us.
+            None => first, // A first call: any answers it brings are in `first`.
             Some((sealed, responses)) => {
                 let last = verify(seal, sealed, &first.call, &first.arguments)?;
                 Payload::after(last, &responses)

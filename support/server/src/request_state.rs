@@ -101,10 +101,23 @@ pub struct Payload {
 }
 
 impl Payload {
-    /// The state of a call's first round: nothing answered yet.
-    pub fn first(call: String, arguments: &Map<String, Value>) -> Payload {
+    /// The state of a call's first round: nothing asked yet. A client that
+    /// knows the questions may bring answers all the same (`inputResponses`
+    /// without a `requestState`, as the conformance suite's
+    /// ignore-extra-params scenario does): they are the client's word, as
+    /// every answer is, so the tool takes those it asks for, by key, and
+    /// never reads the others. Answers that are not an object: none.
+    pub fn first(
+        call: String,
+        arguments: &Map<String, Value>,
+        params: &Map<String, Value>,
+    ) -> Payload {
         let arguments = digest(&Value::Object(arguments.clone()));
-        let (round, expires, answers, asked) = (0, 0, Map::new(), Vec::new());
+        let answers = match params.get("inputResponses") {
+            Some(Value::Object(answers)) => answers.clone(),
+            _ => Map::new(),
+        };
+        let (round, expires, asked) = (0, 0, Vec::new());
         Payload {
             call,
             arguments,
