@@ -34,7 +34,7 @@ fn main() -> ExitCode {
         }
         writeln!(code, "mod {chapter} {{").unwrap();
         for scenario in wire_names(&dir, &chapter, &mut problems) {
-            writeln!(code, "    #[test]\n    fn {scenario}() {{\n        wire_tests::check({chapter:?}, {scenario:?});\n    }}").unwrap();
+            writeln!(code, "    #[test]\n    fn {scenario}() {{\n        wire_tests::run::check({chapter:?}, {scenario:?});\n    }}").unwrap();
         }
         // Stretch exercises: `ch03::stretch::multiply`, run against the
         // crate built with `--features stretch`.
@@ -46,7 +46,7 @@ fn main() -> ExitCode {
         if !stretch.is_empty() {
             writeln!(code, "    mod stretch {{").unwrap();
             for name in stretch {
-                writeln!(code, "        #[test]\n        fn {name}() {{\n            wire_tests::check_stretch({chapter:?}, {name:?});\n        }}").unwrap();
+                writeln!(code, "        #[test]\n        fn {name}() {{\n            wire_tests::run::check_stretch({chapter:?}, {name:?});\n        }}").unwrap();
             }
             writeln!(code, "    }}").unwrap();
         }

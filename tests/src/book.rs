@@ -4,7 +4,8 @@
 use std::fs;
 
 use crate::course::Chapter;
-use crate::gaps::Gap;
+use crate::generate::gaps::Gap;
+use crate::markers::Marker;
 
 /// The id mdBook gives a heading: lower case, spaces to `-`, punctuation
 /// dropped (`## Bytes, not strings` → `bytes-not-strings`).
@@ -170,16 +171,17 @@ fn anchors_around(source: &str, line: usize) -> Vec<String> {
     let mut open: Vec<(String, usize)> = Vec::new();
     let mut found: Vec<(String, usize)> = Vec::new();
     for (index, text) in source.lines().enumerate() {
-        if let Some((_, name)) = text.split_once("ANCHOR_END: ") {
-            let name = name.trim();
-            if let Some(at) = open.iter().rposition(|(open, _)| open == name) {
-                let (name, start) = open.remove(at);
-                if start < line && line <= index + 1 {
-                    found.push((name, index + 1 - start));
+        match Marker::parse(text) {
+            Ok(Some(Marker::AnchorEnd { name })) => {
+                if let Some(at) = open.iter().rposition(|(open, _)| open == name) {
+                    let (name, start) = open.remove(at);
+                    if start < line && line <= index + 1 {
+                        found.push((name, index + 1 - start));
+                    }
                 }
             }
-        } else if let Some((_, name)) = text.split_once("ANCHOR: ") {
-            open.push((name.trim().to_string(), index + 1));
+            Ok(Some(Marker::Anchor { name })) => open.push((name.to_string(), index + 1)),
+            _ => {}
         }
     }
     found.sort_by_key(|(_, size)| *size);
@@ -205,7 +207,7 @@ pub fn why_line(reference: &str) -> String {
 /// `showed “Fehler”`) is text, not punctuation, and passes.
 pub fn uncopyable(html: &str) -> Vec<String> {
     let mut problems = Vec::new();
-    let text = crate::exercises::text_of(html);
+    let text = crate::generate::exercises::text_of(html);
     let chars: Vec<char> = text.chars().collect();
     for (at, pair) in chars.windows(2).enumerate() {
         let before = at.checked_sub(1).map(|i| chars[i]);
@@ -242,7 +244,7 @@ pub fn uncopyable(html: &str) -> Vec<String> {
     for code in html.split("<code").skip(1) {
         let code = code.split_once('>').map_or("", |(_, rest)| rest);
         let code = code.split("</code>").next().unwrap_or_default();
-        let chars: Vec<char> = crate::exercises::text_of(code).chars().collect();
+        let chars: Vec<char> = crate::generate::exercises::text_of(code).chars().collect();
         for (at, &c) in chars.iter().enumerate() {
             if !"“”‘’".contains(c) {
                 continue;
@@ -335,7 +337,7 @@ pub fn page_length(html: &str) -> PageLength {
             .find("</pre>")
             .map_or(block.len(), |end| end + "</pre>".len());
         length.code_blocks += 1;
-        length.code_lines += crate::exercises::text_of(&block[..end])
+        length.code_lines += crate::generate::exercises::text_of(&block[..end])
             .trim_matches('\n')
             .lines()
             .count();
@@ -352,7 +354,7 @@ pub fn page_length(html: &str) -> PageLength {
             .map_or("", |(_, after)| after);
     }
     text.push_str(rest);
-    length.words = crate::exercises::text_of(&text.replace('<', " <"))
+    length.words = crate::generate::exercises::text_of(&text.replace('<', " <"))
         .split_whitespace()
         .count();
     length

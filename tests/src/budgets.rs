@@ -13,7 +13,8 @@ use std::fs;
 use std::path::Path;
 
 use crate::course::Chapter;
-use crate::generated::files_under;
+use crate::generate::generated::files_under;
+use crate::markers::{self, Marker, Opening};
 
 /// The budgets, from chapter 07 on (DEVELOPERS.md, CONTRIBUTING.md).
 pub const MAX_LINES: usize = 1500;
@@ -90,36 +91,13 @@ pub fn measure(chapter: &Chapter) -> Size {
     }
 }
 
-/// A generator or book marker line: `// GAP(…`, `// END(…`, `// starter:`,
-/// `// ANCHOR: …`, … (chapter_sizes.py's MARKER).
-fn is_marker(line: &str) -> bool {
-    let Some(rest) = line.trim_start().strip_prefix("//") else {
-        return false;
-    };
-    let rest = rest.trim_start();
-    [
-        "GAP",
-        "END",
-        "STRETCH",
-        "starter",
-        "ANCHOR",
-        "ANCHOR_END",
-        "TODO",
-    ]
-    .iter()
-    .any(|word| {
-        rest.strip_prefix(word)
-            .is_some_and(|after| !after.starts_with(|c: char| c.is_alphanumeric() || c == '_'))
-    })
-}
-
 /// Lines added or changed in `new` against `old`, file by file.
 pub fn changed(old: &BTreeMap<String, Vec<String>>, new: &BTreeMap<String, Vec<String>>) -> usize {
     let strip = |lines: Option<&Vec<String>>| -> Vec<String> {
         lines
             .into_iter()
             .flatten()
-            .filter(|line| !is_marker(line))
+            .filter(|line| !markers::is_marker_comment(line))
             .cloned()
             .collect()
     };
@@ -306,14 +284,16 @@ pub fn longest_fn(files: &BTreeMap<String, Vec<String>>) -> (usize, String) {
     best
 }
 
-/// The distinct gap ids (`GAP(chNN/name)`) in a text.
+/// The distinct gap ids (`// GAP(chNN/name): …`) in a text.
 pub fn gap_ids(text: &str) -> BTreeSet<String> {
-    text.match_indices("GAP(ch")
-        .filter_map(|(at, _)| {
-            let id = &text[at + 4..];
-            let end = id.find(|c: char| !(c.is_alphanumeric() || "/-_".contains(c)))?;
-            let id = &id[..end];
-            (id.len() > 5 && id.as_bytes()[4] == b'/').then(|| id.to_string())
+    text.lines()
+        .filter_map(|line| match Marker::parse(line) {
+            Ok(Some(Marker::Open {
+                opening: Opening::Gap,
+                id,
+                ..
+            })) => Some(id.to_string()),
+            _ => None,
         })
         .collect()
 }
@@ -405,16 +385,6 @@ mod tests {
         assert_eq!(4 - matched(&old, &lines("a\nX\nc\nd\n")), 1);
         assert_eq!(6 - matched(&old, &lines("a\nb\nY\nZ\nc\nd\n")), 2);
         assert_eq!(2 - matched(&old, &lines("a\nd\n")), 0);
-    }
-
-    #[test]
-    fn markers_do_not_count() {
-        assert!(is_marker("    // GAP(ch07/loop): write it"));
-        assert!(is_marker("// END(ch07/loop)"));
-        assert!(is_marker("// ANCHOR: frontmatter"));
-        assert!(is_marker("    // starter: todo!()"));
-        assert!(!is_marker("// GAPS are fine"));
-        assert!(!is_marker("let end = 3; // END"));
     }
 
     #[test]

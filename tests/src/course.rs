@@ -249,12 +249,12 @@ pub fn changes(chapter: &Chapter) -> Option<String> {
     for file in files {
         // Without the gap markers and the listings' `ANCHOR` lines: the book
         // shows no generator comments.
-        let old = without_anchors(&without_course_metadata(&crate::exercises::solution_text(
-            &previous, &file,
-        )));
-        let new = without_anchors(&without_course_metadata(&crate::exercises::solution_text(
-            chapter, &file,
-        )));
+        let old = without_anchors(&without_course_metadata(
+            &crate::generate::exercises::solution_text(&previous, &file),
+        ));
+        let new = without_anchors(&without_course_metadata(
+            &crate::generate::exercises::solution_text(chapter, &file),
+        ));
         let old_name = format!("solutions/{}/{}", previous.dir, file.display());
         let new_name = format!("solutions/{}/{}", chapter.dir, file.display());
         if let Some(diff) = crate::textdiff::unified(&old_name, &new_name, &old, &new) {
@@ -268,10 +268,7 @@ pub fn changes(chapter: &Chapter) -> Option<String> {
 /// that mark the regions the book's listings include.
 fn without_anchors(text: &str) -> String {
     text.lines()
-        .filter(|line| {
-            let line = line.trim_start();
-            !(line.starts_with("// ANCHOR: ") || line.starts_with("// ANCHOR_END: "))
-        })
+        .filter(|line| !crate::markers::is_anchor(line))
         .map(|line| format!("{line}\n"))
         .collect()
 }
@@ -310,7 +307,7 @@ fn new_crate(chapter: &Chapter, previous: &Chapter) -> String {
         chapter.number, previous.number
     );
     for file in crate_files(&chapter.solution_dir()) {
-        let lines = crate::exercises::solution_text(chapter, &file)
+        let lines = crate::generate::exercises::solution_text(chapter, &file)
             .lines()
             .count();
         out += &format!(

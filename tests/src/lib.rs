@@ -5,72 +5,37 @@
 //! order, with their direction. The same files are included in the book, so
 //! every frame a reader sees is a frame a test checks.
 //!
-//! - [`transcript`] reads the format;
-//! - [`target`] decides which binary is under test (solution, starter, or any
-//!   binary named by `MCP_BIN`) and builds it;
-//! - [`runner`] drives a server binary through a transcript and explains the
-//!   first difference;
-//! - [`client_runner`] drives a client or an agent (chapters 6 on): the
-//!   `replay-server` binary plays its servers, a stub HTTP server its model;
-//! - [`gaps`] turns the marked solutions into starter crates, and
-//!   [`starters`] writes them without ever losing a learner's edits;
-//! - [`support`] generates the support crates' settled code from the
-//!   chapters that teach it;
-//! - [`learner`] sums a chapter up per gap for `cargo xtask check`;
-//! - [`book`] finds the section that explains a scenario or a gap;
-//! - [`budgets`] measures a chapter against the small-lessons budgets;
-//! - [`tools`] checks the programs outside Rust a chapter needs (`jq`);
-//! - [`generated`] writes every generated file (the book's pages, the
-//!   support crates' files, the workshop schedule); only the starters have a
-//!   writer of their own, which keeps a learner's edits;
-//! - [`course`] knows the layout; [`jsondiff`] and [`textdiff`] explain differences;
-//! - [`workshop`] reads the minutes in the book's speaker notes and writes the
-//!   workshop schedules.
+//! The crate does three jobs, one folder each. A module lives in the folder
+//! of the job it does (another job may still call it: the runner asks
+//! [`generate::gaps`] which gap a placeholder belongs to); what is no one
+//! job's, the course's layout and vocabulary that every job reads, is at
+//! the top.
+//!
+//! - [`run`]: drive a binary through a transcript and explain the first
+//!   difference (`cargo test`'s scenarios, `cargo xtask check`, `bless`);
+//! - [`generate`]: write what is generated from the solutions and the
+//!   transcripts: the starters in `chapters/`, the support crates' settled
+//!   code, the book's pages under `book/src/generated/` (one writer,
+//!   [`generate::generated`], for all but the starters);
+//! - [`learner`]: answer the learner's commands (`cargo xtask check`,
+//!   `progress`, `watch`, `hint`).
+//!
+//! At the top:
+//!
+//! - [`course`] knows the layout: chapters, their crates and transcripts;
+//! - [`markers`] reads the marker comments (`GAP`, `END`, `starter:`,
+//!   `STRETCH`, mdBook's `ANCHOR`): every tool that looks for one asks it;
+//! - [`book`] finds the section that explains a scenario or a gap, and
+//!   measures the book's pages;
+//! - [`textdiff`] explains where two texts differ;
+//! - [`budgets`] measures a chapter against the small-lessons budgets.
 
 pub mod book;
 pub mod budgets;
 pub mod capture;
-pub mod client_runner;
 pub mod course;
-pub mod diagrams;
-pub mod exercises;
-pub mod gaps;
-pub mod generated;
-pub mod hints;
-pub mod http_runner;
-pub mod jsondiff;
+pub mod generate;
 pub mod learner;
-pub mod runner;
-pub mod starters;
-pub mod support;
-pub mod target;
+pub mod markers;
+pub mod run;
 pub mod textdiff;
-pub mod tools;
-pub mod transcript;
-pub mod views;
-pub mod workshop;
-
-/// Runs one scenario against the binary chosen by the environment and panics
-/// with a readable report if it differs. Each generated `#[test]` calls this.
-pub fn check(chapter: &str, scenario: &str) {
-    check_built(chapter, scenario, false);
-}
-
-/// Runs one stretch scenario (`tests/transcripts/chNN/stretch/NAME.wire`)
-/// against the chosen binary built with the chapter's `stretch` feature.
-pub fn check_stretch(chapter: &str, name: &str) {
-    check_built(chapter, &format!("{}{name}", course::STRETCH), true);
-}
-
-fn check_built(chapter: &str, scenario: &str, stretch: bool) {
-    let chapter = course::Chapter::find(chapter).unwrap_or_else(|err| panic!("{err}"));
-    let transcript = transcript::Transcript::load(&chapter.transcript_path(scenario))
-        .unwrap_or_else(|err| panic!("{err}"));
-    if !tools::ready_for(&chapter) {
-        return; // Skipped on a learner's machine, with what to install.
-    }
-    let target = target::Target::from_env(&chapter, stretch).unwrap_or_else(|err| panic!("{err}"));
-    if let Err(report) = runner::check(&transcript, &target) {
-        panic!("\n{report}");
-    }
-}

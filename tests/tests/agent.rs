@@ -5,7 +5,8 @@
 use std::fs;
 
 use wire_tests::course::{self, Chapter};
-use wire_tests::target;
+use wire_tests::markers;
+use wire_tests::run::target;
 
 /// The most lines of code the agent loop may have.
 const MAX_LOOP_LINES: usize = 20;
@@ -14,16 +15,10 @@ const MAX_LOOP_LINES: usize = 20;
 fn the_agent_loop_is_at_most_20_lines() {
     let path = course::root().join("solutions/07-agent-loop/src/agent.rs");
     let text = fs::read_to_string(&path).unwrap();
-    let start = text
-        .lines()
-        .position(|line| line.trim() == "// ANCHOR: agent_loop")
-        .expect("agent.rs has an `ANCHOR: agent_loop` line");
-    let end = text
-        .lines()
-        .position(|line| line.trim() == "// ANCHOR_END: agent_loop")
-        .expect("agent.rs has an `ANCHOR_END: agent_loop` line");
+    let anchored = markers::anchored(&text, "agent_loop")
+        .expect("agent.rs has `ANCHOR: agent_loop` and `ANCHOR_END: agent_loop` lines");
     // Comment lines (the gap's markers and instructions) are not the loop.
-    let code: Vec<&str> = text.lines().collect::<Vec<_>>()[start + 1..end]
+    let code: Vec<&str> = anchored
         .iter()
         .filter(|line| !line.trim().is_empty() && !line.trim().starts_with("//"))
         .copied()

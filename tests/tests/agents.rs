@@ -9,10 +9,10 @@ use std::time::Duration;
 
 use assert_cmd::Command;
 use predicates::prelude::*;
-use wire_tests::client_runner;
 use wire_tests::course::{self, Chapter};
-use wire_tests::target::{self, Target};
-use wire_tests::transcript::Transcript;
+use wire_tests::run::client_runner;
+use wire_tests::run::target::{self, Target};
+use wire_tests::run::transcript::Transcript;
 
 /// A stuck binary fails its test instead of hanging the suite.
 const LIMIT: Duration = Duration::from_secs(60);

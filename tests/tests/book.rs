@@ -5,7 +5,9 @@
 use std::fs;
 
 use wire_tests::course::{self, Chapter};
-use wire_tests::{book, exercises, hints};
+use wire_tests::generate::exercises;
+use wire_tests::learner::hints;
+use wire_tests::{book, markers};
 
 #[test]
 fn every_gap_has_hints_in_three_tiers() {
@@ -38,7 +40,7 @@ fn chapter_pages_show_listings_without_answers_and_the_exercise_its_hints() {
                 let file = path.split([':', '}']).next().unwrap_or_default();
                 let source = fs::read_to_string(course::root().join("solutions").join(file))
                     .unwrap_or_default();
-                if source.contains("// GAP(") || source.contains("// STRETCH(") {
+                if markers::has_regions(&source) {
                     problems.push(format!(
                         "book/src/{sub_page} includes solutions/{file}, which has gaps or stretches: \
                          answers and markers would show; include generated/listings/{file}.txt instead"

@@ -5,7 +5,8 @@
 use std::fs;
 
 use wire_tests::course::{self, Chapter};
-use wire_tests::{gaps, textdiff};
+use wire_tests::generate::gaps;
+use wire_tests::textdiff;
 
 /// One row of `tests/carried-files.txt`: `file` is carried unchanged from
 /// chapter `from` through chapter `to`.

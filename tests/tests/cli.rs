@@ -13,8 +13,8 @@ use std::time::Duration;
 use assert_cmd::Command;
 use predicates::prelude::*;
 use wire_tests::course::Chapter;
-use wire_tests::target;
-use wire_tests::transcript::{Runner, Transcript};
+use wire_tests::run::target;
+use wire_tests::run::transcript::{Runner, Transcript};
 
 /// A stuck binary fails its test instead of hanging the suite.
 const LIMIT: Duration = Duration::from_secs(30);

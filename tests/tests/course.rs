@@ -7,9 +7,11 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use wire_tests::course::{self, Chapter};
-use wire_tests::target::{self, Kind, Target};
-use wire_tests::transcript::Transcript;
-use wire_tests::{book, gaps, learner, runner, starters};
+use wire_tests::generate::{gaps, starters};
+use wire_tests::run::runner;
+use wire_tests::run::target::{self, Kind, Target};
+use wire_tests::run::transcript::Transcript;
+use wire_tests::{book, learner, markers};
 
 /// Says something even when the test passes: libtest captures `print!` and
 /// `eprint!`, not a direct write to the process's stderr.
@@ -123,7 +125,7 @@ fn starter_problems(
     if edited.contains(&chapter) {
         return problems; // The learner's work; `starters_are_generated…` says so.
     }
-    if !wire_tests::tools::ready_for(&chapter) {
+    if !wire_tests::run::tools::ready_for(&chapter) {
         return problems; // Skipped, with what to install (never under CI).
     }
     let target = Target::starter(&chapter).unwrap();
@@ -344,18 +346,10 @@ fn every_book_include_resolves_to_something() {
 
 /// The lines between `ANCHOR: name` and `ANCHOR_END: name`, or `None`.
 fn anchored(content: &str, anchor: &str) -> Option<String> {
-    let start = content
-        .lines()
-        .position(|line| line.trim_end().ends_with(&format!("ANCHOR: {anchor}")))?;
-    let lines: Vec<&str> = content.lines().collect();
-    let end = lines[start..]
-        .iter()
-        .position(|line| line.trim_end().ends_with(&format!("ANCHOR_END: {anchor}")))?;
     Some(
-        lines[start + 1..start + end]
-            .iter()
-            .filter(|line| !line.contains("ANCHOR"))
-            .copied()
+        markers::anchored(content, anchor)?
+            .into_iter()
+            .filter(|line| !markers::is_anchor(line))
             .collect::<Vec<_>>()
             .join("\n"),
     )
@@ -375,8 +369,10 @@ fn every_transcript_points_at_a_book_section_that_exists() {
         }
         // A stretch's heading is in the generated index the chapter's page
         // includes (the stretch page has it again, in full).
-        let exercises = fs::read_to_string(wire_tests::exercises::stretch_index_path(&chapter))
-            .unwrap_or_default();
+        let exercises = fs::read_to_string(wire_tests::generate::exercises::stretch_index_path(
+            &chapter,
+        ))
+        .unwrap_or_default();
         for scenario in scenarios.into_iter().chain(chapter.stretch_scenarios()) {
             let transcript = Transcript::load(&chapter.transcript_path(&scenario)).unwrap();
             let Some(book) = &transcript.book else {
@@ -414,7 +410,7 @@ fn every_gap_is_named_in_its_chapter_page() {
         // The task on the exercise page names each gap it asks for.
         let path = chapter
             .book_page()
-            .with_file_name(wire_tests::exercises::exercise_page(&chapter));
+            .with_file_name(wire_tests::generate::exercises::exercise_page(&chapter));
         let page = fs::read_to_string(&path).unwrap_or_default();
         for gap in gaps::gaps(&chapter).unwrap() {
             if !page.contains(&gap.id) {
@@ -549,7 +545,7 @@ fn every_negotiated_version_is_the_transcripts_revision() {
 /// request, with its transcript line.
 fn negotiated_versions(transcript: &Transcript) -> Vec<(usize, String)> {
     use serde_json::Value;
-    use wire_tests::transcript::Direction;
+    use wire_tests::run::transcript::Direction;
     let mut initialize_ids = Vec::new();
     let mut versions = Vec::new();
     for frame in &transcript.frames {

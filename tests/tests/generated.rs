@@ -5,7 +5,8 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use wire_tests::{course, diagrams, generated, views};
+use wire_tests::generate::{diagrams, generated, views};
+use wire_tests::{course, markers};
 
 fn assert_fresh(files: &[(PathBuf, String)], dir: &Path) {
     // `sync` with `check` only compares: it writes and removes nothing.
@@ -64,17 +65,9 @@ fn expand(path: &Path, depth: usize) -> String {
 }
 
 fn between_anchors(content: &str, anchor: &str) -> String {
-    let lines: Vec<&str> = content.lines().collect();
-    let start = lines
-        .iter()
-        .position(|line| line.trim_end().ends_with(&format!("ANCHOR: {anchor}")));
-    let end = lines
-        .iter()
-        .position(|line| line.trim_end().ends_with(&format!("ANCHOR_END: {anchor}")));
-    match (start, end) {
-        (Some(start), Some(end)) if start < end => lines[start + 1..end].join("\n"),
-        _ => String::new(),
-    }
+    markers::anchored(content, anchor)
+        .map(|lines| lines.join("\n"))
+        .unwrap_or_default()
 }
 
 /// A chapter's page, or a sub-page in a chapter's folder: `NN-slug`.

@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use wire_tests::course::Chapter;
-use wire_tests::target;
+use wire_tests::run::target;
 
 /// A stuck server fails its test instead of hanging the suite.
 const LIMIT: Duration = Duration::from_secs(30);
@@ -259,9 +259,9 @@ fn two_instances_on_one_state_folder_take_turns() {
 #[test]
 fn the_conformance_fixtures_stream_progress_as_server_sent_events() {
     let path = wire_tests::course::root().join("tests/conformance/sse.wire");
-    let transcript = wire_tests::transcript::Transcript::load(&path)
+    let transcript = wire_tests::run::transcript::Transcript::load(&path)
         .unwrap_or_else(|err| panic!("{}: {err:?}", path.display()));
     let binary = target::build("ch13-conformance").unwrap_or_else(|err| panic!("{err}"));
     let conformance = target::Target::binary(binary, " (tests/conformance)");
-    wire_tests::runner::check(&transcript, &conformance).unwrap_or_else(|err| panic!("{err}"));
+    wire_tests::run::runner::check(&transcript, &conformance).unwrap_or_else(|err| panic!("{err}"));
 }

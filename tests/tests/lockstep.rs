@@ -8,9 +8,9 @@ use std::path::Path;
 use std::time::Duration;
 
 use wire_tests::course;
-use wire_tests::runner::{self, FLUSH_SECTION};
-use wire_tests::target::Target;
-use wire_tests::transcript::Transcript;
+use wire_tests::run::runner::{self, FLUSH_SECTION};
+use wire_tests::run::target::Target;
+use wire_tests::run::transcript::Transcript;
 
 fn server(name: &str) -> Target {
     Target::binary(course::root().join("tests/fixtures/servers").join(name), "")

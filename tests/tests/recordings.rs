@@ -5,11 +5,11 @@
 //! lockstep, and compares its replies with the `<-` lines byte for byte.
 //! One process per recorded channel.
 
-use wire_tests::client_runner::replay_frames;
 use wire_tests::course::Chapter;
-use wire_tests::runner;
-use wire_tests::target::Target;
-use wire_tests::transcript::{Direction, Recorded, Runner, Transcript};
+use wire_tests::run::client_runner::replay_frames;
+use wire_tests::run::runner;
+use wire_tests::run::target::Target;
+use wire_tests::run::transcript::{Direction, Recorded, Runner, Transcript};
 
 /// Every client and agent transcript, loaded.
 fn host_transcripts() -> Vec<Transcript> {

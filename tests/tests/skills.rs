@@ -14,7 +14,7 @@ use std::time::Duration;
 use assert_cmd::Command;
 use predicates::prelude::*;
 use wire_tests::course::{self, Chapter};
-use wire_tests::target;
+use wire_tests::run::target;
 
 /// A stuck binary fails its test instead of hanging the suite.
 const LIMIT: Duration = Duration::from_secs(60);

@@ -14,7 +14,7 @@ use std::process::{Command, Stdio};
 
 use serde_json::{Value, json};
 use wire_tests::course::{self, Chapter};
-use wire_tests::target;
+use wire_tests::run::target;
 
 fn binary() -> PathBuf {
     let chapter = Chapter::find("12").expect("chapter 12 exists");

@@ -1,7 +1,7 @@
 //! The support crates hold the course's settled code exactly as the
 //! chapters that teach it hold it, and no later chapter keeps a copy.
 
-use wire_tests::support;
+use wire_tests::generate::support;
 
 #[test]
 fn support_files_are_generated_from_their_teaching_chapters() {

@@ -7,8 +7,8 @@
 use std::fs;
 
 use wire_tests::course::Chapter;
-use wire_tests::transcript::Transcript;
-use wire_tests::workshop::{self, Notes};
+use wire_tests::generate::workshop::{self, Notes};
+use wire_tests::run::transcript::Transcript;
 
 fn page_text(page: &str) -> String {
     fs::read_to_string(workshop::book_src().join(page))

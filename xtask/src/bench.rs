@@ -38,8 +38,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use wire_tests::course::Chapter;
-use wire_tests::target;
-use wire_tests::transcript::{Direction, Runner, Transcript};
+use wire_tests::run::target;
+use wire_tests::run::transcript::{Direction, Runner, Transcript};
 
 const USAGE: &str = "\
 Usage: cargo xtask bench [NN ...] [--runs N] [--json PATH]

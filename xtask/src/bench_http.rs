@@ -17,8 +17,8 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use wire_tests::course;
-use wire_tests::http_runner;
-use wire_tests::target;
+use wire_tests::run::http_runner;
+use wire_tests::run::target;
 
 const USAGE: &str = "\
 Usage: cargo xtask bench --http [--seconds N] [--clients N]

@@ -4,7 +4,8 @@
 //! mangled (an en dash for a flag's `--`, a curly quote in code); and no
 //! page is longer than five 1280×800 screens outside its folded blocks.
 
-use wire_tests::{book, course, exercises, generated};
+use wire_tests::generate::{exercises, generated};
+use wire_tests::{book, course};
 
 pub fn check() -> Result<(), String> {
     let build = course::root().join("book/build");
@@ -40,7 +41,7 @@ pub fn check() -> Result<(), String> {
         Ok(())
     } else {
         Err(format!(
-            "the built book gives answers away, mangles text or runs long (fix tests/src/exercises.rs or the pages, \
+            "the built book gives answers away, mangles text or runs long (fix tests/src/generate/exercises.rs or the pages, \
              then `cargo xtask changes` and `mdbook build book`):\n  {}",
             problems.join("\n  ")
         ))

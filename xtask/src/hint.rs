@@ -8,8 +8,8 @@ use std::fs;
 use std::path::PathBuf;
 
 use wire_tests::course::{self, Chapter};
-use wire_tests::gaps::{self, Gap};
-use wire_tests::hints::{self, TIERS};
+use wire_tests::generate::gaps::{self, Gap};
+use wire_tests::learner::hints::{self, TIERS};
 
 pub fn run(args: &[String]) -> Result<(), String> {
     let mut words = args.iter().filter(|arg| !arg.starts_with("--"));

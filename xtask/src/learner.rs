@@ -11,9 +11,9 @@ use std::time::Duration;
 
 use notify_debouncer_mini::{new_debouncer, notify::RecursiveMode};
 use wire_tests::course::{self, Chapter};
+use wire_tests::generate::starters;
 use wire_tests::learner::{self, ChapterCheck};
-use wire_tests::starters;
-use wire_tests::target::{Kind, Target};
+use wire_tests::run::target::{Kind, Target};
 
 /// A usage error: the message and exit status 2.
 fn usage(message: &str) -> ExitCode {
@@ -247,7 +247,7 @@ pub fn watch(args: &[String]) -> ExitCode {
     }
     let mut checked = snapshot(&dir);
     loop {
-        wire_tests::target::forget_builds(); // Build what was saved, not what was.
+        wire_tests::run::target::forget_builds(); // Build what was saved, not what was.
         let check = run_check(&request);
         // Clear the screen and its scrollback and go home, then draw the
         // summary afresh, under the time of this run: a report that did

@@ -19,12 +19,11 @@ use std::time::Duration;
 
 use serde_json::Value;
 use wire_tests::course::{self, Chapter};
-use wire_tests::target::{self, Kind, Target};
-use wire_tests::transcript::{Direction, Runner, Transcript};
-use wire_tests::{
-    client_runner, diagrams, gaps, generated, http_runner, runner, starters, support, textdiff,
-    views,
-};
+use wire_tests::generate::{diagrams, gaps, generated, starters, support, views};
+use wire_tests::run::target::{self, Kind, Target};
+use wire_tests::run::transcript::{Direction, Runner, Transcript};
+use wire_tests::run::{client_runner, http_runner, runner};
+use wire_tests::textdiff;
 
 const USAGE: &str = "\
 usage: cargo xtask <command>     (NN: a chapter, written 3, 03 or ch03)
@@ -228,7 +227,7 @@ fn play(args: &[String]) -> Result<(), String> {
             "chapter {} — {} — {}",
             chapter.dir, transcript.name, target.label
         );
-        return wire_tests::http_runner::play(&transcript, &target);
+        return wire_tests::run::http_runner::play(&transcript, &target);
     }
     if transcript.runner.is_host() {
         // From chapter 6 on the binary is a host: it starts its own servers,
@@ -492,8 +491,8 @@ fn changes(args: &[String]) -> Result<(), String> {
         &diagrams::diagrams_dir(),
         check,
     )?);
-    names.extend(wire_tests::exercises::refresh(check)?);
-    names.extend(wire_tests::workshop::refresh(check)?);
+    names.extend(wire_tests::generate::exercises::refresh(check)?);
+    names.extend(wire_tests::generate::workshop::refresh(check)?);
     report_stale(check, &names, "cargo xtask changes")
 }
 

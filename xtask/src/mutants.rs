@@ -22,6 +22,7 @@ use std::fs;
 use std::process::Command;
 
 use wire_tests::course::{self, Chapter};
+use wire_tests::markers::{self, Opening, Part, Source};
 
 const USAGE: &str = "\
 Usage: cargo xtask mutants NN [--list] [--jobs N] [-- CARGO_MUTANTS_ARGS...]
@@ -140,7 +141,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
 /// file: one hunk per gap, whose added lines are the gap's lines as they
 /// stand in the file now (cargo-mutants checks them against the source).
 pub fn gap_diff(chapter: &Chapter) -> Result<String, String> {
-    let mut files: Vec<_> = wire_tests::gaps::gaps(chapter)?
+    let mut files: Vec<_> = wire_tests::generate::gaps::gaps(chapter)?
         .into_iter()
         .map(|gap| gap.file)
         .collect();
@@ -178,32 +179,18 @@ pub fn gap_diff(chapter: &Chapter) -> Result<String, String> {
 /// (1-based number of the first, the lines); empty regions are left out.
 fn gap_hunks(text: &str) -> Vec<(usize, Vec<&str>)> {
     let lines: Vec<&str> = text.lines().collect();
-    let mut hunks = Vec::new();
-    let mut index = 0;
-    while index < lines.len() {
-        let trimmed = lines[index].trim_start();
-        let Some(id) = trimmed
-            .strip_prefix("// GAP(")
-            .and_then(|rest| rest.split_once(')'))
-            .map(|(id, _)| id)
-        else {
-            index += 1;
-            continue;
-        };
-        let end = format!("// END({id})");
-        let Some(offset) = lines[index + 1..]
-            .iter()
-            .position(|line| line.trim_start() == end)
-        else {
-            break; // The gap parser reports an unclosed gap; nothing to mutate.
-        };
-        let body = &lines[index + 1..index + 1 + offset];
-        if !body.is_empty() {
-            hunks.push((index + 2, body.to_vec()));
-        }
-        index += offset + 2;
-    }
-    hunks
+    markers::regions(text, Source::Solution)
+        .0
+        .into_iter()
+        .filter_map(|part| match part {
+            Part::Region(region) if region.opening == Opening::Gap => {
+                // Without an END the gap parser reports it; nothing to mutate.
+                let body = &lines[region.line..region.end? - 1];
+                (!body.is_empty()).then(|| (region.line + 1, body.to_vec()))
+            }
+            _ => None,
+        })
+        .collect()
 }
 
 fn describe(command: &Command) -> String {

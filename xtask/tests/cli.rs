@@ -63,7 +63,7 @@ fn the_reference_passes_its_own_chapter() {
 fn the_starter_fails_and_leads_with_its_unwritten_gap() {
     // The generated starter is what a clean checkout holds: its gap is not
     // written, so the report names the gap and the section that teaches it.
-    let edited = wire_tests::starters::edited_chapters().unwrap();
+    let edited = wire_tests::generate::starters::edited_chapters().unwrap();
     if edited.iter().any(|chapter| chapter.number == 1) {
         return; // Your own chapter 01 is checked by `cargo xtask check 01`.
     }

@@ -21,10 +21,10 @@ use std::io::{self, BufRead, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use wire_tests::client_runner::replay_frames;
-use wire_tests::runner::compare_line;
-use wire_tests::runner::shorten;
-use wire_tests::transcript::{Direction, Frame, Transcript};
+use wire_tests::run::client_runner::replay_frames;
+use wire_tests::run::runner::compare_line;
+use wire_tests::run::runner::shorten;
+use wire_tests::run::transcript::{Direction, Frame, Transcript};
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();

@@ -11,9 +11,11 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::course::Chapter;
-use crate::target::Target;
-use crate::transcript::{Direction, Frame, Runner, Transcript};
-use crate::{book, gaps, jsondiff};
+use crate::generate::gaps;
+use crate::run::jsondiff;
+use crate::run::target::Target;
+use crate::run::transcript::{Direction, Frame, Runner, Transcript};
+use crate::{book, markers};
 
 /// What one run of a binary produced.
 pub struct Run {
@@ -286,9 +288,11 @@ pub fn check_waiting(
     timeout: Duration,
 ) -> Result<(), String> {
     match transcript.runner {
-        Runner::Http => return crate::http_runner::check(transcript, target),
+        Runner::Http => return crate::run::http_runner::check(transcript, target),
         // Hosts (`client`, `agent`) are driven the other way round.
-        Runner::Client | Runner::Agent => return crate::client_runner::check(transcript, target),
+        Runner::Client | Runner::Agent => {
+            return crate::run::client_runner::check(transcript, target);
+        }
         Runner::Server => {}
     }
     let Lockstep { run, stalled } = run_lockstep(transcript, &target.path, timeout)
@@ -555,8 +559,7 @@ pub fn report_why(
 pub fn unwritten_gap(run: &Run) -> Option<(String, String)> {
     let stderr = String::from_utf8_lossy(&run.stderr);
     let stdout = String::from_utf8_lossy(&run.stdout);
-    let id = gap_id_after(&stderr, "not yet implemented: ")
-        .or_else(|| gap_id_after(&stdout, "TODO("))?;
+    let id = markers::placeholder_id(&stderr, &stdout)?;
     let chapter = Chapter::find(id.split('/').next()?).ok()?;
     let gaps = gaps::gaps(&chapter).ok()?;
     let section = match gaps.iter().find(|gap| gap.id == id) {
@@ -564,19 +567,6 @@ pub fn unwritten_gap(run: &Run) -> Option<(String, String)> {
         None => format!("{}-exercise.md", chapter.dir),
     };
     Some((id, section))
-}
-
-/// The first `chNN/name` right after `marker` in `text`.
-fn gap_id_after(text: &str, marker: &str) -> Option<String> {
-    text.match_indices(marker).find_map(|(at, _)| {
-        let rest = &text[at + marker.len()..];
-        let id: String = rest
-            .chars()
-            .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '/' | '-' | '_'))
-            .collect();
-        let (chapter, name) = id.split_once('/')?;
-        (chapter.len() == 4 && chapter.starts_with("ch") && !name.is_empty()).then_some(id)
-    })
 }
 
 /// Regenerates the server frames of a transcript from `bin`: the output that

@@ -32,9 +32,9 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use crate::runner::{self, Run};
-use crate::target::Target;
-use crate::transcript::{Direction, Frame, Transcript};
+use crate::run::runner::{self, Run};
+use crate::run::target::Target;
+use crate::run::transcript::{Direction, Frame, Transcript};
 
 /// How long to wait for the server to listen, and for each response.
 const WAIT: Duration = Duration::from_secs(10);

@@ -34,9 +34,9 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::thread;
 use std::time::Duration;
 
-use crate::runner::{self, Run};
-use crate::target::{self, Target};
-use crate::transcript::{Direction, Frame, Transcript};
+use crate::run::runner::{self, Run};
+use crate::run::target::{self, Target};
+use crate::run::transcript::{Direction, Frame, Transcript};
 
 /// The API key the stub model expects, unless the transcript sets another.
 pub const TEST_API_KEY: &str = "wire-test-key";

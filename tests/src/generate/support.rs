@@ -10,7 +10,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use crate::course::{self, Chapter};
-use crate::gaps;
+use crate::generate::gaps;
+use crate::markers;
 
 /// The list, relative to the workspace root.
 pub const MANIFEST: &str = "support/taught.txt";
@@ -70,7 +71,7 @@ pub fn generate(row: &Taught) -> Result<String, String> {
         .map_err(|err| format!("{source}: cannot read it ({err}); fix {MANIFEST}"))?;
     let code: String = gaps::without_markers(&text)
         .lines()
-        .filter(|line| !is_anchor(line))
+        .filter(|line| !markers::is_anchor(line))
         .map(|line| format!("{line}\n"))
         .collect();
     let header = format!(
@@ -78,11 +79,6 @@ pub fn generate(row: &Taught) -> Result<String, String> {
         row.chapter.number
     );
     gaps::rustfmt(&format!("{header}{code}"))
-}
-
-fn is_anchor(line: &str) -> bool {
-    let line = line.trim_start();
-    line.starts_with("// ANCHOR:") || line.starts_with("// ANCHOR_END:")
 }
 
 /// Every generated file: path (absolute) and content.
@@ -97,12 +93,12 @@ pub fn files() -> Result<Vec<(PathBuf, String)>, String> {
 /// them), and removes generated files the list no longer names. Returns the
 /// stale paths, relative to the root.
 pub fn sync(check: bool) -> Result<Vec<String>, String> {
-    crate::generated::sync_among(&files()?, generated_on_disk(), check)
+    crate::generate::generated::sync_among(&files()?, generated_on_disk(), check)
 }
 
 /// The files under `support/` that say they were generated.
 fn generated_on_disk() -> Vec<PathBuf> {
-    crate::generated::files_under(&course::root().join("support"))
+    crate::generate::generated::files_under(&course::root().join("support"))
         .into_iter()
         .filter(|path| path.extension().is_some_and(|ext| ext == "rs"))
         .filter(|path| fs::read_to_string(path).is_ok_and(|text| text.starts_with(HEADER)))

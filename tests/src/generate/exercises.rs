@@ -29,18 +29,10 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use crate::course::{self, Chapter};
-use crate::gaps::{self, Gap};
-use crate::{generated, hints};
-
-/// The comment lines that mark gaps in solutions and starters. None of them
-/// may reach a rendered page.
-pub const MARKERS: [&str; 5] = [
-    "// GAP(",
-    "// starter:",
-    "// END(",
-    "// TODO(",
-    "// STRETCH(",
-];
+use crate::generate::gaps::{self, Gap};
+use crate::generate::generated;
+use crate::learner::hints;
+use crate::markers::{self, Opening, Part, Source};
 
 /// `book/src/generated/listings/03-add-tool/src/tools.rs.txt`.
 pub fn listing_path(chapter: &Chapter, file: &Path) -> PathBuf {
@@ -94,27 +86,13 @@ fn generated_dir() -> PathBuf {
 /// Empty when the file does not exist.
 pub fn solution_text(chapter: &Chapter, file: &Path) -> String {
     let text = fs::read_to_string(chapter.solution_dir().join(file)).unwrap_or_default();
-    let (Ok(mut all), Ok(stretches)) = (gaps::gaps(chapter), gaps::stretch_regions(chapter)) else {
-        return text;
-    };
-    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
-    for mut stretch in stretches {
-        stretch.body.clear();
-        all.push(stretch);
+    if !markers::regions(&text, Source::Solution).1.is_empty() {
+        return text; // The starters' check reports the mistake.
     }
-    all.sort_by_key(|gap| gap.line);
-    // From the last region up, so that earlier line numbers stay right.
-    for gap in all.iter().rev().filter(|gap| gap.file == file) {
-        let start = gap.line - 1;
-        let end_marker = format!("// END({})", gap.id);
-        let Some(end) = lines[start..]
-            .iter()
-            .position(|line| line.trim() == end_marker)
-        else {
-            continue;
-        };
-        lines.splice(start..=start + end, gap.body.lines().map(str::to_string));
-    }
+    let mut lines: Vec<String> = gaps::without_markers(&text)
+        .lines()
+        .map(str::to_string)
+        .collect();
     // A stretch at the end of a file leaves the blank line before it.
     while lines.last().is_some_and(|line| line.trim().is_empty()) {
         lines.pop();
@@ -127,49 +105,25 @@ pub fn solution_text(chapter: &Chapter, file: &Path) -> String {
 pub fn listings(chapter: &Chapter) -> Result<Vec<(PathBuf, String)>, String> {
     let mut files = Vec::new();
     for (file, text) in gaps::starter_files(chapter)? {
-        let regions = gaps::learner_regions(&text);
-        if regions.is_empty() {
+        let (parts, _) = markers::regions(&text, Source::Starter);
+        if !parts.iter().any(|part| matches!(part, Part::Region(_))) {
             continue; // No gap: the book includes the solution's file itself.
         }
-        let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
-        for (id, body) in regions.into_iter().rev() {
-            let opening = format!("// TODO({id}):");
-            let stretch = format!("// STRETCH({id}):");
-            let closing = format!("// END({id})");
-            if let Some(start) = lines
-                .iter()
-                .position(|line| line.trim_start().starts_with(&stretch))
-            {
+        let mut lines: Vec<String> = Vec::new();
+        for part in parts {
+            match part {
+                Part::Line(line) => lines.push(line),
                 // A stretch is not in the listing: the stretch page has it.
-                if let Some(end) = lines[start..]
-                    .iter()
-                    .position(|line| line.trim() == closing)
-                {
-                    lines.drain(start..=start + end);
+                Part::Region(region) if region.opening == Opening::Stretch => {}
+                Part::Region(region) => {
+                    lines.push(format!(
+                        "{}// Exercise {}: yours to write; see the chapter's exercise page.",
+                        region.indent, region.id
+                    ));
+                    lines.extend(region.starter);
+                    lines.extend(region.body);
                 }
-                continue;
             }
-            let Some(start) = lines
-                .iter()
-                .position(|line| line.trim_start().starts_with(&opening))
-            else {
-                continue;
-            };
-            let Some(end) = lines[start..]
-                .iter()
-                .position(|line| line.trim() == closing)
-            else {
-                continue;
-            };
-            let indent: String = lines[start]
-                .chars()
-                .take_while(|c| c.is_whitespace())
-                .collect();
-            let mut replacement = vec![format!(
-                "{indent}// Exercise {id}: yours to write; see the chapter's exercise page."
-            )];
-            replacement.extend(body.lines().map(str::to_string));
-            lines.splice(start..=start + end, replacement);
         }
         while lines.last().is_some_and(|line| line.trim().is_empty()) {
             lines.pop();
@@ -466,12 +420,13 @@ pub fn check_built_book(build: &Path) -> Result<Vec<String>, String> {
     Ok(problems)
 }
 
-/// The lines of a page's text that are marker comments.
+/// The lines of a page's text that are the starter generator's markers
+/// (or start like one). None may reach a rendered page.
 fn marker_lines(html: &str) -> Vec<String> {
     text_of(html)
         .lines()
         .map(str::trim)
-        .filter(|line| MARKERS.iter().any(|marker| line.starts_with(marker)))
+        .filter(|line| markers::is_generator_line(line))
         .map(str::to_string)
         .collect()
 }

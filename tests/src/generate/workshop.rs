@@ -265,6 +265,6 @@ pub fn schedule() -> Result<String, String> {
 /// Returns the file's path when it was stale, for `cargo xtask changes`.
 pub fn refresh(check: bool) -> Result<Option<String>, String> {
     let path = schedule_path();
-    let stale = crate::generated::write(&path, &schedule()?, check)?;
+    let stale = crate::generate::generated::write(&path, &schedule()?, check)?;
     Ok(stale.then(|| course::relative(&path)))
 }

@@ -94,7 +94,7 @@ pub fn ready_for(chapter: &Chapter) -> bool {
     }
     let messages: Vec<String> = missing.iter().map(|tool| tool.missing_message()).collect();
     assert!(
-        !crate::starters::strict(),
+        !crate::generate::starters::strict(),
         "CI runs every scenario: {}",
         messages.join(" ")
     );

@@ -29,7 +29,8 @@ use std::fs;
 use std::path::PathBuf;
 
 use crate::course::{self, Chapter};
-use crate::gaps::{self, Gap};
+use crate::generate::gaps::{self, Gap};
+use crate::markers;
 
 /// The tier headings, in the order a learner sees them.
 pub const TIERS: [&str; 3] = [
@@ -230,7 +231,7 @@ fn written(id: &str, mine: &str, starter: &str) -> bool {
     let Some(mine) = body(mine) else {
         return !mine.trim().is_empty();
     };
-    if mine.contains(&format!("todo!(\"{id}")) {
+    if markers::holds_todo_placeholder(&mine, id) {
         return false;
     }
     let bare = |text: &str| {

@@ -2,7 +2,7 @@
 //! listings and exercises): written when they differ, removed when nothing
 //! generates them any more, and only compared under `--check`. Every
 //! generated file (the book's, the support crates', the workshop schedule)
-//! is written here; the starters have their own writer, [`crate::starters`],
+//! is written here; the starters have their own writer, [`crate::generate::starters`],
 //! because a learner's edits in them must never be overwritten.
 
 use std::fs;

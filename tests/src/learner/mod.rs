@@ -1,14 +1,19 @@
 //! What a learner asks: which of my gaps are written, which scenarios pass,
 //! what do I do next. `cargo xtask check`, `progress` and `watch` print it;
 //! the scenarios run in this process, through the same runner as `cargo test`.
+//! [`hints`] holds the three tiers of hints `cargo xtask hint` gives (the
+//! exercise pages show the same).
 
 use std::fs;
 
+use crate::book;
 use crate::course::{self, Chapter};
-use crate::gaps::{self, Gap};
-use crate::target::{Kind, Target};
-use crate::transcript::Transcript;
-use crate::{book, runner};
+use crate::generate::gaps::{self, Gap};
+use crate::run::runner;
+use crate::run::target::{Kind, Target};
+use crate::run::transcript::Transcript;
+
+pub mod hints;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum GapState {
@@ -219,7 +224,7 @@ pub fn check(
     scenarios: &[String],
     stretch: bool,
 ) -> ChapterCheck {
-    let missing = crate::tools::missing_for(chapter);
+    let missing = crate::run::tools::missing_for(chapter);
     if !missing.is_empty() {
         let messages: Vec<String> = missing.iter().map(|tool| tool.missing_message()).collect();
         return ChapterCheck {

@@ -15,7 +15,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use crate::course::{self, Chapter};
-use crate::gaps;
+use crate::generate::gaps;
 
 /// Where the record lives, relative to the workspace root.
 pub const RECORD: &str = "tests/starter-hashes.txt";

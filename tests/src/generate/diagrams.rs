@@ -3,7 +3,7 @@
 //! A picture can drift from the code like prose can, so the book's pictures
 //! are drawn from the transcripts the tests check: one lane per party
 //! (model, host or client, each server by its channel, the hooks), one
-//! arrow per step of [`crate::views::steps`], numbered as the frame view
+//! arrow per step of [`crate::generate::views::steps`], numbered as the frame view
 //! numbers them. Requests are solid arrows, replies dashed, notifications
 //! open-headed, errors red; a bar on the sender's lane shows how long it
 //! waits for each request: the client's pending map.
@@ -18,8 +18,8 @@ use std::path::PathBuf;
 use serde_json::Value;
 
 use crate::course::{self, Chapter};
-use crate::transcript::{Direction, Runner, Transcript};
-use crate::views::{self, Step, Style};
+use crate::generate::views::{self, Step, Style};
+use crate::run::transcript::{Direction, Runner, Transcript};
 
 /// The transcripts drawn as sequence diagrams: `(chapter id, scenario)`.
 pub const SEQUENCES: &[(&str, &str)] = &[

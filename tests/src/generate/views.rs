@@ -10,7 +10,7 @@
 //!
 //! [`steps`] reads a transcript as a conversation (who speaks, which request
 //! a reply answers, which request a cancellation ends); the views and the
-//! sequence diagrams ([`crate::diagrams`]) are both drawn from it.
+//! sequence diagrams ([`crate::generate::diagrams`]) are both drawn from it.
 //! `cargo xtask changes` writes both; `tests/tests/generated.rs` checks that
 //! they are fresh.
 
@@ -22,8 +22,8 @@ use std::path::PathBuf;
 use serde_json::Value;
 
 use crate::course::{self, Chapter};
-use crate::diagrams;
-use crate::transcript::{Direction, Frame, Runner, Transcript};
+use crate::generate::diagrams;
+use crate::run::transcript::{Direction, Frame, Runner, Transcript};
 
 /// The longest code line a chapter page shows outside a folded block.
 pub const MAX_LINE: usize = 100;
