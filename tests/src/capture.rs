@@ -7,7 +7,7 @@
 //! conformance suite's tampered-state scenario sends). Nothing else about
 //! the frames is loosened: the rest of each line is compared as always.
 
-use crate::transcript::Transcript;
+use crate::run::transcript::Transcript;
 
 const FIELD: &[u8] = b"\"requestState\":\"";
 const PLACEHOLDER: &[u8] = b"{state}";

@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use wire_tests::course::Chapter;
-use wire_tests::target;
+use wire_tests::run::target;
 
 /// A stuck server fails its test instead of hanging the suite.
 const LIMIT: Duration = Duration::from_secs(30);
