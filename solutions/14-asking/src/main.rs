@@ -12,6 +12,8 @@ mod dispatch;
 mod http;
 mod legacy;
 mod rounds;
+#[cfg(feature = "stretch")]
+mod stretch; // The stretch ch14/spent-once.
 mod tools;
 
 // What chapters 4, 5 and 12 settled, under the names chapter 12 used, and
