@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use wire_tests::course::Chapter;
-use wire_tests::run::target;
+use wire_tests::run::target::{self, Kind, Target};
 
 /// A stuck server fails its test instead of hanging the suite.
 const LIMIT: Duration = Duration::from_secs(30);
@@ -32,7 +32,11 @@ struct Server {
 
 impl Server {
     fn start(args: &[&str]) -> Server {
-        let mut child = Command::new(binary())
+        Server::start_binary(binary(), args)
+    }
+
+    fn start_binary(binary: PathBuf, args: &[&str]) -> Server {
+        let mut child = Command::new(binary)
             .args(["--listen", "127.0.0.1:0"])
             .args(args)
             .env_remove("WIRE_TOKEN")
@@ -229,4 +233,72 @@ fn a_modern_retry_may_go_to_any_instance_sharing_the_state_folder() {
     assert_eq!(again["result"]["isError"], true, "{again}");
     drop((first, second));
     let _ = std::fs::remove_dir_all(&base);
+}
+
+/// The stretch `ch14/spent-once`, built with `--features stretch`: the
+/// record of spent states is in the state folder, so a confirmation spent
+/// on one instance is spent on every instance sharing `--state`, and of two
+/// instances that get the same retry at once exactly one publishes.
+#[test]
+fn a_spent_confirmation_is_refused_by_every_instance_sharing_the_state() {
+    let chapter = Chapter::find("14").expect("chapter 14 exists");
+    let stretch =
+        Target::built(&chapter, Kind::Solution, true).unwrap_or_else(|err| panic!("{err}"));
+    let state = std::env::temp_dir().join(format!("wire-ch14-spent-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&state);
+    let folder = state.to_str().unwrap();
+    let first = Server::start_binary(stretch.path.clone(), &["--state", folder]);
+    let second = Server::start_binary(stretch.path, &["--state", folder]);
+    let arguments = json!({ "arguments": { "title": "Notes" } });
+    let started = first.modern_call(1, "start_draft", arguments);
+    assert_eq!(
+        started["result"]["structuredContent"]["draft"], "draft-1",
+        "{started}"
+    );
+    let draft = json!({ "draft": "draft-1" });
+    let accept = json!({ "confirm": { "action": "accept", "content": { "visibility": "team" } } });
+    let retry_of = |asked: &Value| {
+        assert_eq!(asked["result"]["resultType"], "input_required", "{asked}");
+        json!({ "arguments": draft, "inputResponses": accept,
+                "requestState": asked["result"]["requestState"] })
+    };
+    let asked = first.modern_call(2, "publish_draft", json!({ "arguments": draft }));
+    let retry = retry_of(&asked);
+    let published = second.modern_call(3, "publish_draft", retry.clone());
+    assert_eq!(
+        published["result"]["structuredContent"]["published"], true,
+        "{published}"
+    );
+    // The replay, on the instance that sealed the state: spent there too.
+    let replayed = first.modern_call(4, "publish_draft", retry);
+    assert_eq!(replayed["error"]["code"], -32602, "{replayed}");
+    let message = replayed["error"]["message"].as_str().unwrap();
+    assert!(
+        message.ends_with("it was used already; call again without it"),
+        "{message}"
+    );
+    // A fresh state, sent to both instances at once: one of them wins.
+    let asked = second.modern_call(5, "publish_draft", json!({ "arguments": draft }));
+    let retry = retry_of(&asked);
+    let replies: Vec<Value> = std::thread::scope(|scope| {
+        let calls = [(&first, 6), (&second, 7)].map(|(server, id)| {
+            let retry = retry.clone();
+            scope.spawn(move || server.modern_call(id, "publish_draft", retry))
+        });
+        calls.map(|call| call.join().unwrap()).into()
+    });
+    let won = replies
+        .iter()
+        .filter(|reply| reply["result"]["structuredContent"]["published"] == true);
+    assert_eq!(won.count(), 1, "{replies:?}");
+    assert!(
+        replies.iter().any(|reply| reply["error"]["code"] == -32602),
+        "{replies:?}"
+    );
+    // One empty file per spent state, in the folder both instances share.
+    let spent = std::fs::read_dir(&state).unwrap().flatten();
+    let spent = spent.filter(|entry| entry.file_name().to_string_lossy().starts_with("spent-"));
+    assert_eq!(spent.count(), 2);
+    drop((first, second));
+    let _ = std::fs::remove_dir_all(&state);
 }

@@ -426,6 +426,30 @@ mod tests {
     }
 
     #[test]
+    fn a_claim_is_won_once_and_never_through_an_odd_entry() {
+        let (dir, state) = scratch("claim");
+        assert!(claim(&state, "spent-a").unwrap());
+        assert!(!claim(&state, "spent-a").unwrap());
+        // A symlink of that name is not followed: its target is not made.
+        symlink(dir.join("elsewhere"), state.join("spent-b")).unwrap();
+        let refused = claim(&state, "spent-b").unwrap_err();
+        assert!(
+            refused.to_string().contains("not a regular file"),
+            "{refused}"
+        );
+        assert!(!dir.join("elsewhere").exists());
+        fs::create_dir(state.join("spent-c")).unwrap();
+        let refused = claim(&state, "spent-c").unwrap_err();
+        assert!(
+            refused
+                .to_string()
+                .starts_with("spent-c in the state folder"),
+            "{refused}"
+        );
+        let _ = fs::remove_dir_all(&dir);
+    }
+
+    #[test]
     fn a_fifo_swapped_in_after_the_look_is_refused_without_waiting() {
         let (dir, state) = scratch("swap-fifo");
         let path = state.join(".draft-1.json.lock");
