@@ -37,6 +37,8 @@ impl Rounds {
             None => first, // Whatever else a first call carries is not for us.
             Some((sealed, responses)) => {
                 let last = verify(seal, sealed, &first.call, &first.arguments)?;
+                // STRETCH(ch14/spent-once): `once::spend` it, before a tool acts on it.
+                // END(ch14/spent-once)
                 Payload::after(last, &responses)
             }
         };

@@ -11,9 +11,9 @@ mod ask;
 mod dispatch;
 mod http;
 mod legacy;
-mod rounds;
 #[cfg(feature = "stretch")]
-mod stretch; // The stretch ch14/spent-once.
+mod once; // The stretch ch14/spent-once.
+mod rounds;
 mod tools;
 
 // What chapters 4, 5 and 12 settled, under the names chapter 12 used, and

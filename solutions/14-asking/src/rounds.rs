@@ -37,9 +37,9 @@ impl Rounds {
             None => first, // Whatever else a first call carries is not for us.
             Some((sealed, responses)) => {
                 let last = verify(seal, sealed, &first.call, &first.arguments)?;
-                // STRETCH(ch14/spent-once): spent here, before a tool acts on it.
+                // STRETCH(ch14/spent-once): `once::spend` it, before a tool acts on it.
                 #[cfg(feature = "stretch")]
-                crate::stretch::spend(seal, &first.call, sealed)?;
+                crate::once::spend(seal, &first.call, sealed)?;
                 // END(ch14/spent-once)
                 Payload::after(last, &responses)
             }
