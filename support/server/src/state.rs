@@ -222,7 +222,8 @@ impl State {
     }
 
     /// The folder itself, for a record kept beside the drafts and the key
-    /// (`request_state::Spent`).
+    /// (`request_state::Spent`, with the `asking` feature).
+    #[cfg(feature = "asking")]
     pub(crate) fn folder(&self) -> &Path {
         &self.folder
     }
