@@ -235,6 +235,16 @@ fn a_modern_retry_may_go_to_any_instance_sharing_the_state_folder() {
     let _ = std::fs::remove_dir_all(&base);
 }
 
+const BASE64URL: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+/// The refusal of a state already spent (the stretch `ch14/spent-once`).
+fn assert_used(reply: &Value) {
+    assert_eq!(reply["error"]["code"], -32602, "{reply}");
+    let message = reply["error"]["message"].as_str().unwrap();
+    let used = "requestState refused: it was used already; call again without it";
+    assert!(message.ends_with(used), "{message}");
+}
+
 /// The stretch `ch14/spent-once`, built with `--features stretch`: the
 /// record of spent states is in the state folder, so a confirmation spent
 /// on one instance is spent on every instance sharing `--state`, and of two
@@ -270,18 +280,29 @@ fn a_spent_confirmation_is_refused_by_every_instance_sharing_the_state() {
         "{published}"
     );
     // The replay, on the instance that sealed the state: spent there too.
-    let replayed = first.modern_call(4, "publish_draft", retry);
-    assert_eq!(replayed["error"]["code"], -32602, "{replayed}");
-    let message = replayed["error"]["message"].as_str().unwrap();
-    assert!(
-        message.ends_with("it was used already; call again without it"),
-        "{message}"
+    let replayed = first.modern_call(4, "publish_draft", retry.clone());
+    assert_used(&replayed);
+    // The same state spelled another way: the last character of base64url
+    // has two spare bits, so flipping the lowest one changes the text and
+    // not the bytes. The record is of the bytes: spent all the same.
+    let text = retry["requestState"].as_str().unwrap();
+    let at = BASE64URL
+        .iter()
+        .position(|c| text.ends_with(char::from(*c)))
+        .unwrap();
+    let respelled = format!(
+        "{}{}",
+        &text[..text.len() - 1],
+        char::from(BASE64URL[at ^ 1])
     );
+    let mut respelled_retry = retry;
+    respelled_retry["requestState"] = respelled.into();
+    assert_used(&second.modern_call(5, "publish_draft", respelled_retry));
     // A fresh state, sent to both instances at once: one of them wins.
-    let asked = second.modern_call(5, "publish_draft", json!({ "arguments": draft }));
+    let asked = second.modern_call(6, "publish_draft", json!({ "arguments": draft }));
     let retry = retry_of(&asked);
     let replies: Vec<Value> = std::thread::scope(|scope| {
-        let calls = [(&first, 6), (&second, 7)].map(|(server, id)| {
+        let calls = [(&first, 7), (&second, 8)].map(|(server, id)| {
             let retry = retry.clone();
             scope.spawn(move || server.modern_call(id, "publish_draft", retry))
         });
