@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use wire_tests::course::Chapter;
-use wire_tests::run::target;
+use wire_tests::run::target::{self, Kind, Target};
 
 /// A stuck server fails its test instead of hanging the suite.
 const LIMIT: Duration = Duration::from_secs(30);
@@ -32,7 +32,11 @@ struct Server {
 
 impl Server {
     fn start(args: &[&str]) -> Server {
-        let mut child = Command::new(binary())
+        Server::start_binary(binary(), args)
+    }
+
+    fn start_binary(binary: PathBuf, args: &[&str]) -> Server {
+        let mut child = Command::new(binary)
             .args(["--listen", "127.0.0.1:0"])
             .args(args)
             .env_remove("WIRE_TOKEN")
@@ -292,4 +296,93 @@ fn a_fifo_a_symlink_or_a_short_file_in_place_of_the_key_is_refused() {
     });
     plant("short", &|key| std::fs::write(key, "abc").unwrap());
     let _ = std::fs::remove_dir_all(&base);
+}
+
+const BASE64URL: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+/// The refusal of a state already spent (the stretch `ch14/spent-once`).
+fn assert_used(reply: &Value) {
+    assert_eq!(reply["error"]["code"], -32602, "{reply}");
+    let message = reply["error"]["message"].as_str().unwrap();
+    let used = "requestState refused: it was used already; call again without it";
+    assert!(message.ends_with(used), "{message}");
+}
+
+/// The stretch `ch14/spent-once`, built with `--features stretch`: the
+/// record of spent states is in the state folder, so a confirmation spent
+/// on one instance is spent on every instance sharing `--state`, and of two
+/// instances that get the same retry at once exactly one publishes.
+#[test]
+fn a_spent_confirmation_is_refused_by_every_instance_sharing_the_state() {
+    let chapter = Chapter::find("14").expect("chapter 14 exists");
+    let stretch =
+        Target::built(&chapter, Kind::Solution, true).unwrap_or_else(|err| panic!("{err}"));
+    let state = std::env::temp_dir().join(format!("wire-ch14-spent-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&state);
+    let folder = state.to_str().unwrap();
+    let first = Server::start_binary(stretch.path.clone(), &["--state", folder]);
+    let second = Server::start_binary(stretch.path, &["--state", folder]);
+    let arguments = json!({ "arguments": { "title": "Notes" } });
+    let started = first.modern_call(1, "start_draft", arguments);
+    assert_eq!(
+        started["result"]["structuredContent"]["draft"], "draft-1",
+        "{started}"
+    );
+    let draft = json!({ "draft": "draft-1" });
+    let accept = json!({ "confirm": { "action": "accept", "content": { "visibility": "team" } } });
+    let retry_of = |asked: &Value| {
+        assert_eq!(asked["result"]["resultType"], "input_required", "{asked}");
+        json!({ "arguments": draft, "inputResponses": accept,
+                "requestState": asked["result"]["requestState"] })
+    };
+    let asked = first.modern_call(2, "publish_draft", json!({ "arguments": draft }));
+    let retry = retry_of(&asked);
+    let published = second.modern_call(3, "publish_draft", retry.clone());
+    assert_eq!(
+        published["result"]["structuredContent"]["published"], true,
+        "{published}"
+    );
+    // The replay, on the instance that sealed the state: spent there too.
+    let replayed = first.modern_call(4, "publish_draft", retry.clone());
+    assert_used(&replayed);
+    // The same state spelled another way: the last character of base64url
+    // has two spare bits, so flipping the lowest one changes the text and
+    // not the bytes. The record is of the bytes: spent all the same.
+    let text = retry["requestState"].as_str().unwrap();
+    let at = BASE64URL
+        .iter()
+        .position(|c| text.ends_with(char::from(*c)))
+        .unwrap();
+    let respelled = format!(
+        "{}{}",
+        &text[..text.len() - 1],
+        char::from(BASE64URL[at ^ 1])
+    );
+    let mut respelled_retry = retry;
+    respelled_retry["requestState"] = respelled.into();
+    assert_used(&second.modern_call(5, "publish_draft", respelled_retry));
+    // A fresh state, sent to both instances at once: one of them wins.
+    let asked = second.modern_call(6, "publish_draft", json!({ "arguments": draft }));
+    let retry = retry_of(&asked);
+    let replies: Vec<Value> = std::thread::scope(|scope| {
+        let calls = [(&first, 7), (&second, 8)].map(|(server, id)| {
+            let retry = retry.clone();
+            scope.spawn(move || server.modern_call(id, "publish_draft", retry))
+        });
+        calls.map(|call| call.join().unwrap()).into()
+    });
+    let won = replies
+        .iter()
+        .filter(|reply| reply["result"]["structuredContent"]["published"] == true);
+    assert_eq!(won.count(), 1, "{replies:?}");
+    assert!(
+        replies.iter().any(|reply| reply["error"]["code"] == -32602),
+        "{replies:?}"
+    );
+    // One empty file per spent state, in the folder both instances share.
+    let spent = std::fs::read_dir(&state).unwrap().flatten();
+    let spent = spent.filter(|entry| entry.file_name().to_string_lossy().starts_with("spent-"));
+    assert_eq!(spent.count(), 2);
+    drop((first, second));
+    let _ = std::fs::remove_dir_all(&state);
 }

@@ -9,6 +9,8 @@ mod ask;
 mod dispatch;
 mod http;
 mod legacy;
+#[cfg(feature = "stretch")]
+mod once; // The stretch ch14/spent-once.
 mod rounds;
 mod tools;
 
@@ -21,9 +23,8 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::time::Duration;
 
-use asking::{seconds, take_flag};
+use asking::timing;
 use dispatch::Asking;
 use http::{Guard, Shared};
 use request_state::Seal;
@@ -62,14 +63,6 @@ on stdout, as chapter 12 does, until stdin closes. Speaks MCP 2026-07-28 to a
 request that names it, and 2025-11-25 and 2025-06-18 after an initialize,
 without sessions. Ctrl-C or SIGTERM stops the HTTP server.
 ";
-
-/// How long a requestState stays good, unless `--input-ttl` says.
-const INPUT_TTL_SECS: f64 = 600.0;
-
-/// How long an HTTP call of 2025-11-25 waits for each answer, at most and
-/// unless `--answer-wait` says: under the 30 s after which a connection
-/// that reads nothing is closed (`http_util::IDLE_TIMEOUT`).
-const ANSWER_WAIT_SECS: f64 = 20.0;
 
 // ANCHOR: main
 fn main() -> ExitCode {
@@ -192,16 +185,3 @@ fn options(args: Vec<String>) -> Result<Options, String> {
     })
 }
 // ANCHOR_END: options
-
-/// This chapter's two flags, taken out of the arguments before chapter
-/// 13's options read the rest: the lifetime of a requestState, and how long
-/// an HTTP call waits for an answer.
-fn timing(args: &mut Vec<String>) -> Result<(Duration, Duration), String> {
-    let ttl = take_flag(args, "--input-ttl")?;
-    let wait = take_flag(args, "--answer-wait")?;
-    let ttl = seconds(ttl, "--input-ttl", INPUT_TTL_SECS, 86_400.0)?;
-    Ok((
-        ttl,
-        seconds(wait, "--answer-wait", ANSWER_WAIT_SECS, ANSWER_WAIT_SECS)?,
-    ))
-}

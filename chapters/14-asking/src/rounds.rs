@@ -37,6 +37,8 @@ impl Rounds {
             None => first, // A first call: any answers it brings are in `first`.
             Some((sealed, responses)) => {
                 let last = verify(seal, sealed, &first.call, &first.arguments)?;
+                // STRETCH(ch14/spent-once): `once::spend` it, before a tool acts on it.
+                // END(ch14/spent-once)
                 Payload::after(last, &responses)
             }
         };

@@ -193,6 +193,27 @@ pub fn seconds(
     }
 }
 
+/// How long a requestState stays good, unless `--input-ttl` says.
+const INPUT_TTL_SECS: f64 = 600.0;
+
+/// How long an HTTP call of 2025-11-25 waits for each answer, at most and
+/// unless `--answer-wait` says: under the 30 s after which a connection
+/// that reads nothing is closed (`http_util::IDLE_TIMEOUT`).
+const ANSWER_WAIT_SECS: f64 = 20.0;
+
+/// Chapter 14's two flags, taken out of the arguments before chapter
+/// 13's options read the rest: the lifetime of a requestState, and how long
+/// an HTTP call waits for an answer.
+pub fn timing(args: &mut Vec<String>) -> Result<(Duration, Duration), String> {
+    let ttl = take_flag(args, "--input-ttl")?;
+    let wait = take_flag(args, "--answer-wait")?;
+    let ttl = seconds(ttl, "--input-ttl", INPUT_TTL_SECS, 86_400.0)?;
+    Ok((
+        ttl,
+        seconds(wait, "--answer-wait", ANSWER_WAIT_SECS, ANSWER_WAIT_SECS)?,
+    ))
+}
+
 /// -32603 for a failure of ours, such as a closed stdin.
 fn internal(why: String) -> Stop {
     Stop::Error(RpcError::new(-32603, format!("Internal error: {why}")))

@@ -14,7 +14,8 @@
 //! on, `http_util.rs` (chapter 13's HTTP plumbing: responses, headers,
 //! signals), so that chapters before it never build hyper; with `asking`,
 //! which only chapter 14 turns on, `request_state.rs` (the HMAC seal on a
-//! 2026-07-28 `requestState`) `roots.rs` (a path kept inside the roots),
+//! 2026-07-28 `requestState`, and the record of spent states that chapter
+//! 14's stretch keeps in the state folder), `roots.rs` (a path kept inside the roots),
 //! `asking.rs` (a question, and the stdio connection that carries the
 //! server's requests), `asking_http.rs` (the same over an SSE stream) and `asking_tools.rs` (its tools' schemas and reads).
 

@@ -14,6 +14,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
+use crate::jsonrpc::RpcError;
+
 type HmacSha256 = Hmac<Sha256>;
 
 /// The length of the key, in bytes: as long as SHA-256's block of output.
@@ -62,6 +64,8 @@ pub struct Seal {
     pub sealer: Sealer,
     /// `--input-ttl`: seconds a state stays good for a retry.
     pub ttl_secs: u64,
+    /// The states spent so far: used by chapter 14's stretch only.
+    pub spent: Spent,
 }
 
 /// The file in the state folder that holds the key of every state.
@@ -77,6 +81,38 @@ impl Seal {
         Ok(Seal {
             sealer: Sealer::new(key),
             ttl_secs: ttl.as_secs(),
+            spent: Spent {
+                folder: state.folder().to_path_buf(),
+            },
+        })
+    }
+}
+
+/// The record of the states spent (chapter 14's stretch, `ch14/spent-once`):
+/// an empty file per state, `spent-DIGEST`, in the state folder beside the
+/// key. Instances sharing `--state` share the record as they share the key;
+/// without `--state` the folder is the instance's own, and so is the
+/// record (it goes when the instance ends). Nothing here removes a file: a
+/// real server would sweep those older than the longest `--input-ttl`,
+/// whose states the expiry refuses anyway.
+pub struct Spent {
+    folder: std::path::PathBuf,
+}
+
+impl Spent {
+    /// Records `payload`, the bytes a state's tag covers, as spent: `true`
+    /// the first time, `false` ever after, whichever instance spent it. A
+    /// fault of the folder is -32603, logged; an entry there that is not a
+    /// regular file is named in the error too, as a damaged draft is.
+    pub fn first_time(&self, payload: &[u8]) -> Result<bool, RpcError> {
+        let name = format!("spent-{}", encode(&Sha256::digest(payload)));
+        crate::state::claim(&self.folder, &name).map_err(|err| {
+            eprintln!("{}: state folder: {err}", crate::SERVER_NAME);
+            let shown = match err.kind() {
+                std::io::ErrorKind::InvalidData => err.to_string(),
+                _ => "cannot use the state folder".to_string(),
+            };
+            RpcError::new(-32603, format!("Internal error: {shown}"))
         })
     }
 }
@@ -98,6 +134,10 @@ pub struct Payload {
     pub answers: Map<String, Value>,
     /// The keys the last round asked: the only responses read from the retry.
     pub asked: Vec<String>,
+    /// Random, drawn once per call: without it, two calls alike within one
+    /// second would get the very same state, and a state spent once
+    /// (chapter 14's stretch) would refuse a fresh call too.
+    pub nonce: u64,
 }
 
 impl Payload {
@@ -125,6 +165,7 @@ impl Payload {
             expires,
             answers,
             asked,
+            nonce: crate::state::random(),
         }
     }
 

@@ -221,6 +221,13 @@ impl State {
         }
     }
 
+    /// The folder itself, for a record kept beside the drafts and the key
+    /// (`request_state::Spent`, with the `asking` feature).
+    #[cfg(feature = "asking")]
+    pub(crate) fn folder(&self) -> &Path {
+        &self.folder
+    }
+
     /// The first number not `taken`, searched from the hint up: double the
     /// step while numbers are taken, then halve back to the first free one.
     /// Drafts are numbered densely, so this finds the first free number;
@@ -242,6 +249,24 @@ impl State {
             }
         }
         high
+    }
+}
+
+/// Creates the empty file `name` in `folder`, unless an entry of that name
+/// is there already: `true` if this call made it. `create_new` (`O_EXCL`)
+/// looks and creates in one step of the kernel, so of two processes
+/// claiming one name exactly one gets `true` (a look first, then a create,
+/// would let both win), and it never follows a symlink of that name. A
+/// regular file there: `false`; a symlink, a FIFO or a folder is refused by
+/// name, as every entry of the folder is.
+pub fn claim(folder: &Path, name: &str) -> io::Result<bool> {
+    let path = folder.join(name);
+    match File::options().write(true).create_new(true).open(&path) {
+        Ok(_) => Ok(true),
+        Err(err) if err.kind() == io::ErrorKind::AlreadyExists => {
+            regular(&path, name).map(|_| false)
+        }
+        Err(err) => Err(err),
     }
 }
 
@@ -329,9 +354,10 @@ fn same_file(file: &File, path: &Path, name: &str) -> io::Result<()> {
     }
 }
 
-/// 64 random bits for a temporary name: the standard library's hasher keys
-/// come from the operating system's random source, mixed with a counter.
-fn random() -> u64 {
+/// 64 random bits for a temporary name, or a requestState's nonce: the
+/// standard library's hasher keys come from the operating system's random
+/// source, mixed with a counter.
+pub(crate) fn random() -> u64 {
     static COUNT: AtomicU64 = AtomicU64::new(0);
     let mut hasher = RandomState::new().build_hasher();
     hasher.write_u64(COUNT.fetch_add(1, Ordering::Relaxed));
@@ -397,6 +423,30 @@ mod tests {
             );
         }
         assert_eq!(fs::read_to_string(&outside).unwrap(), "secret");
+        let _ = fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_claim_is_won_once_and_never_through_an_odd_entry() {
+        let (dir, state) = scratch("claim");
+        assert!(claim(&state, "spent-a").unwrap());
+        assert!(!claim(&state, "spent-a").unwrap());
+        // A symlink of that name is not followed: its target is not made.
+        symlink(dir.join("elsewhere"), state.join("spent-b")).unwrap();
+        let refused = claim(&state, "spent-b").unwrap_err();
+        assert!(
+            refused.to_string().contains("not a regular file"),
+            "{refused}"
+        );
+        assert!(!dir.join("elsewhere").exists());
+        fs::create_dir(state.join("spent-c")).unwrap();
+        let refused = claim(&state, "spent-c").unwrap_err();
+        assert!(
+            refused
+                .to_string()
+                .starts_with("spent-c in the state folder"),
+            "{refused}"
+        );
         let _ = fs::remove_dir_all(&dir);
     }
 
