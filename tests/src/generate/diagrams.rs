@@ -36,6 +36,8 @@ pub const SEQUENCES: &[(&str, &str)] = &[
     ("ch12", "tour"),
     ("ch12", "both_eras"),
     ("ch13", "tour"),
+    ("ch14", "legacy_stdio"),
+    ("ch14", "tour"),
 ];
 
 /// The transcripts whose parties make the introduction's picture of a host,

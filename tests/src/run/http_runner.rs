@@ -62,8 +62,10 @@ pub fn check(transcript: &Transcript, target: &Target) -> Result<(), String> {
             .map_err(|err| format!("{position}: {err}"))
             .map(|response| normalize(&response))
             .map(|text| match capture {
-                true => String::from_utf8_lossy(&crate::run::capture::bind(text.as_bytes(), &mut state))
-                    .into_owned(),
+                true => {
+                    String::from_utf8_lossy(&crate::run::capture::bind(text.as_bytes(), &mut state))
+                        .into_owned()
+                }
                 false => text,
             });
         let expected = expected_text(&exchange.response);
