@@ -169,6 +169,7 @@ fn a_legacy_call_over_http_asks_on_its_open_stream() {
     assert_eq!(next_event(&mut stream), None);
 }
 
+// ANCHOR: two_instances
 #[test]
 fn an_answer_that_reaches_another_instance_is_refused_and_the_call_gives_up() {
     let state = std::env::temp_dir().join(format!("wire-ch14-two-{}", std::process::id()));
@@ -198,6 +199,7 @@ fn an_answer_that_reaches_another_instance_is_refused_and_the_call_gives_up() {
     drop((first, second));
     let _ = std::fs::remove_dir_all(&state);
 }
+// ANCHOR_END: two_instances
 
 #[test]
 fn a_modern_retry_may_go_to_any_instance_sharing_the_state_folder() {

@@ -253,13 +253,17 @@ fn play(args: &[String]) -> Result<(), String> {
     let (mut child, replies) = spawn(&target, &transcript.args)?;
     let mut stdin = child.stdin.take().expect("stdin is piped");
     let frames = &transcript.frames;
+    // A `{state}` the server sent (chapter 14's `requestState`) goes back
+    // as the server wrote it, as the scenario tests send it (capture.rs).
+    let mut state: Option<String> = None;
     for (index, frame) in frames.iter().enumerate() {
         if frame.direction != Direction::ClientToServer {
             continue;
         }
-        show("→", "client", &frame.bytes);
+        let bytes = wire_tests::run::capture::fill(&frame.bytes, state.as_deref());
+        show("→", "client", &bytes);
         stdin
-            .write_all(&frame.bytes)
+            .write_all(&bytes)
             .and_then(|()| stdin.flush())
             .map_err(|err| format!("server stopped reading: {err}"))?;
         let expected = frames[index + 1..]
@@ -271,7 +275,10 @@ fn play(args: &[String]) -> Result<(), String> {
             std::iter::repeat_n(Duration::from_secs(5), expected).chain([Duration::from_millis(30)])
         {
             match replies.recv_timeout(wait) {
-                Ok(line) => show("←", "server", &line),
+                Ok(line) => {
+                    wire_tests::run::capture::bind(&line, &mut state);
+                    show("←", "server", &line);
+                }
                 Err(_) => break,
             }
         }

@@ -60,6 +60,14 @@ const DEMOS: &[(&str, &[&str])] = &[
             "requests sent; the server was stopped.",
         ],
     ),
+    (
+        "14",
+        &[
+            "\"resultType\": \"input_required\"",
+            "Published draft-1, \\\"Release notes\\\", for everyone.",
+            SERVER_EXITED,
+        ],
+    ),
 ];
 
 /// The last line of every stdio server's tour.
