@@ -249,12 +249,12 @@ pub fn changes(chapter: &Chapter) -> Option<String> {
     for file in files {
         // Without the gap markers and the listings' `ANCHOR` lines: the book
         // shows no generator comments.
-        let old = without_anchors(&without_course_metadata(
+        let old = without_anchors(&without_course_metadata(&without_untested_bin(
             &crate::generate::exercises::solution_text(&previous, &file),
-        ));
-        let new = without_anchors(&without_course_metadata(
+        )));
+        let new = without_anchors(&without_course_metadata(&without_untested_bin(
             &crate::generate::exercises::solution_text(chapter, &file),
-        ));
+        )));
         let old_name = format!("solutions/{}/{}", previous.dir, file.display());
         let new_name = format!("solutions/{}/{}", chapter.dir, file.display());
         if let Some(diff) = crate::textdiff::unified(&old_name, &new_name, &old, &new) {
@@ -276,26 +276,45 @@ fn without_anchors(text: &str) -> String {
 /// A manifest without its `[package.metadata.course]` table and the comment
 /// above it: notes for the tooling, not a change a reader should study.
 fn without_course_metadata(text: &str) -> String {
+    without_table(text, "[package.metadata.course]", |_| true)
+}
+
+/// A manifest without the `[[bin]]` table of a crate that holds no
+/// `#[test]` (`test = false`: `cargo test` need not compile it twice), and
+/// the comment above it. Neither a starter, which keeps cargo's default for
+/// the learner's own tests, nor the book's diffs show it.
+pub fn without_untested_bin(text: &str) -> String {
+    without_table(text, "[[bin]]", |table| {
+        table.iter().any(|line| line.trim() == "test = false")
+    })
+}
+
+/// A manifest without the first table whose header line is `header`, and
+/// the comment lines right above it, when `drop` says so of its lines.
+fn without_table(text: &str, header: &str, drop: impl Fn(&[&str]) -> bool) -> String {
     let lines: Vec<&str> = text.lines().collect();
-    let Some(header) = lines
-        .iter()
-        .position(|line| line.trim() == "[package.metadata.course]")
-    else {
+    let Some(at) = lines.iter().position(|line| line.trim() == header) else {
         return text.to_string();
     };
-    let mut start = header;
+    let end = lines[at + 1..]
+        .iter()
+        .position(|line| line.starts_with('['))
+        .map_or(lines.len(), |offset| at + 1 + offset);
+    if !drop(&lines[at..end]) {
+        return text.to_string();
+    }
+    let mut start = at;
     while start > 0 && lines[start - 1].starts_with('#') {
         start -= 1;
     }
-    let end = lines[header + 1..]
-        .iter()
-        .position(|line| line.starts_with('['))
-        .map_or(lines.len(), |at| header + 1 + at);
-    let kept: Vec<&str> = lines[..start]
-        .iter()
-        .chain(&lines[end..])
-        .copied()
-        .collect();
+    let mut kept: Vec<&str> = lines[..start].to_vec();
+    if end == lines.len() {
+        // The table ended the file: so do the lines before it.
+        while kept.last().is_some_and(|line| line.trim().is_empty()) {
+            kept.pop();
+        }
+    }
+    kept.extend(&lines[end..]);
     kept.iter().map(|line| format!("{line}\n")).collect()
 }
 

@@ -21,6 +21,63 @@ fn tell(line: &str) {
         .ok();
 }
 
+/// `cargo test` compiles a binary crate a second time, as a test harness,
+/// unless its `[[bin]]` says `test = false`. That second compile is wasted
+/// on a crate that holds no `#[test]` (the scenarios run the binary), and
+/// `test = false` on a crate that holds some would keep them from ever
+/// running: so each binary the workspace tests says it exactly when it
+/// holds none.
+#[test]
+fn a_binary_is_compiled_as_a_test_harness_exactly_when_it_holds_tests() {
+    let root = course::root();
+    let mut crates: Vec<PathBuf> = Chapter::all().iter().map(Chapter::solution_dir).collect();
+    crates.extend(["tests/conformance", "tests/conformance-14"].map(|dir| root.join(dir)));
+    let mut wrong = Vec::new();
+    for dir in crates {
+        let manifest = fs::read_to_string(dir.join("Cargo.toml")).unwrap();
+        let untested = manifest.contains("\ntest = false\n");
+        let tests = rust_files(&dir.join("src")).iter().any(|file| {
+            let text = fs::read_to_string(file).unwrap();
+            text.contains("#[test]") || text.contains("#[tokio::test]")
+        });
+        let name = dir.strip_prefix(&root).unwrap_or(&dir).display();
+        match (tests, untested) {
+            (true, true) => wrong.push(format!(
+                "{name}: holds #[test]s, but its [[bin]] says `test = false`: they never run"
+            )),
+            (false, false) => wrong.push(format!(
+                "{name}: holds no #[test]: give it a [[bin]] with `test = false` \
+                 (see solutions/07-agent-loop/Cargo.toml), or `cargo test` compiles it twice"
+            )),
+            _ => {}
+        }
+    }
+    // A starter keeps the harness, for the learner's own tests.
+    for chapter in Chapter::all() {
+        let manifest = fs::read_to_string(chapter.starter_dir().join("Cargo.toml")).unwrap();
+        if manifest.contains("test = false") {
+            wrong.push(format!(
+                "{}: a starter must keep its test harness",
+                chapter.dir
+            ));
+        }
+    }
+    assert!(wrong.is_empty(), "\n{}", wrong.join("\n"));
+}
+
+fn rust_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for entry in fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            files.extend(rust_files(&path));
+        } else if path.extension().is_some_and(|ext| ext == "rs") {
+            files.push(path);
+        }
+    }
+    files
+}
+
 #[test]
 fn starters_are_generated_from_the_solutions() {
     // A chapter with the learner's edits is theirs: it is skipped, with one

@@ -185,7 +185,7 @@ fn note(opening: Opening, region: &Region) -> String {
 }
 
 fn starter_manifest(chapter: &Chapter, text: &str) -> String {
-    let manifest = text.replace(
+    let manifest = course::without_untested_bin(text).replace(
         &format!("name = \"{}\"", chapter.solution_package()),
         &format!("name = \"{}\"", chapter.starter_package()),
     );
@@ -334,5 +334,17 @@ mod tests {
                 "    todo!(\"ch09/f: return the answer.\")".to_string()
             )
         );
+    }
+
+    #[test]
+    fn a_starter_manifest_keeps_the_test_harness() {
+        let solution = "[package]\nname = \"a\"\n\n[dependencies]\nx = \"1\"\n\n\
+                        # Why.\n[[bin]]\nname = \"a\"\npath = \"src/main.rs\"\ntest = false\n";
+        assert_eq!(
+            course::without_untested_bin(solution),
+            "[package]\nname = \"a\"\n\n[dependencies]\nx = \"1\"\n"
+        );
+        let tested = "[package]\n\n[[bin]]\nname = \"a\"\n\n[features]\ns = []\n";
+        assert_eq!(course::without_untested_bin(tested), tested);
     }
 }
