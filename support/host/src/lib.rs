@@ -64,6 +64,9 @@ pub mod skill_tools;
 pub mod skills;
 /// Chapter 7: what a request costs, in tokens.
 pub mod tokens;
+/// Chapter 15's client connection, over stdio or Streamable HTTP (not
+/// generated: transport plumbing, no chapter's lesson).
+pub mod transport;
 /// Text inside the XML tags a model reads (not generated: format plumbing).
 pub mod xml;
 /// strictyaml's subset of YAML (not generated: a guard, not a lesson).
