@@ -9,6 +9,9 @@
 // module when its file is generated into this crate.
 extern crate self as wire_host;
 
+/// Chapter 15's answers to a server that asks: the terminal, an answers
+/// file, the roots, sampling's shapes (not generated: plumbing).
+pub mod ask;
 /// Agent files as Claude Code reads them, for chapter 9 on (not generated:
 /// format plumbing, no chapter's lesson).
 pub mod agents;
@@ -31,6 +34,8 @@ pub mod files;
 /// Markdown with YAML frontmatter, split at its `---` lines (not
 /// generated: format plumbing of SKILL.md and agent files).
 pub mod frontmatter;
+/// Chapter 11: hooks around the loop, what their answers mean.
+pub mod hooks;
 /// Chapter 6: several servers and one merged catalogue.
 pub mod host;
 /// Chapter 9: the parallel join of subagents.
@@ -45,6 +50,9 @@ pub mod model;
 /// Protective code of chapter 10's Bash tool and hooks, no chapter's lesson:
 /// commands with a deadline, a process group and bounded output.
 pub mod process;
+/// Chapter 15's servers on their links, and their catalogue (not
+/// generated: bookkeeping, chapter 6's host again).
+pub mod remote;
 /// MCP resources as a tool the model can call, from chapter 9 on (not
 /// generated: a harness tool the chapter offers but does not teach).
 pub mod resource_tool;

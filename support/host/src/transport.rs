@@ -67,6 +67,7 @@ type Sender = mpsc::UnboundedSender<Message>;
 type Waiting = Arc<Mutex<HashMap<u64, Sender>>>;
 
 /// A frame read, sorted.
+#[derive(Debug)]
 enum Frame {
     Reply(u64, Result<Value, Value>),
     Request(Value, String, Value),
