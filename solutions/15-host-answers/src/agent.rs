@@ -21,8 +21,8 @@ pub use crate::harness::{AGENT, Context, Done, Harness, Log};
 use crate::join::{Run, join_all};
 use crate::skill_tools;
 use crate::skills::{self, Skill};
-use wire_host::remote::Servers;
 use wire_host::messages::{Block, Reply, ToolResult, ToolUse};
+use wire_host::remote::Servers;
 use wire_host::xml::{reminder, with_reminders};
 use wire_host::{show, tokens};
 
@@ -250,18 +250,6 @@ async fn dispatch(
         outcome.map(|text| json!({ "content": [{ "type": "text", "text": text }] }))
     } else if name == bash::BASH {
         let finished = bash::run(&call.input, &harness.hooks.session.workdir).await;
-        // STRETCH(ch11/post_tool_failure): fire PostToolUseFailure after a
-        // call that ran and failed (an Err, an MCP result marked isError;
-        // never a call a hook blocked, which did not run), matched on the
-        // tool's name; its context reaches the model beside the error. A Bash
-        // command that exits non-zero is such a failure, as Claude Code
-        // counts it: here, an Err that reads `Exit code N`, then the output
-        // (`Finished::failed_unless_zero`, in wire-host). The firing is a
-        // module of its own, `failure` in fence.rs, called from after_call;
-        // hooks.rs's EVENTS must name the event.
-        #[cfg(feature = "stretch")]
-        let finished = finished.and_then(bash::Finished::failed_unless_zero);
-        // END(ch11/post_tool_failure)
         finished.map(|finished| finished.result())
     } else if skill_tools::handles(skills, name) {
         skill_tools::run(skills, name, &call.input)
@@ -336,13 +324,6 @@ fn read_reply(body: &Value, log: &mut Log) -> Result<Reply, String> {
 /// Fires UserPromptSubmit, and returns the first user message: the prompt,
 /// then what hooks added as context. A block erases the prompt.
 async fn submit_prompt(harness: &Harness, prompt: &str, log: &mut Log) -> Result<Value, String> {
-    // GAP(ch11/prompt): fire Event::UserPromptSubmit (no subagent is
-    // inside) and say its lines; a stop or a block is an Err naming the
-    // reason; else the prompt, with the SessionStart context
-    // (harness.session_context) and then this event's as system reminders
-    // after it, or the plain prompt when there is none.
-    // starter: let _ = (Event::UserPromptSubmit { prompt }, &harness.session_context, reminder, log);
-    // starter: Ok(json!({ "role": "user", "content": prompt }))
     let event = Event::UserPromptSubmit { prompt };
     let (outcome, said) = harness.hooks.fire(&event, None).await;
     said.into_iter().for_each(|line| log.say(line));
@@ -361,7 +342,6 @@ async fn submit_prompt(harness: &Harness, prompt: &str, log: &mut Log) -> Result
         content.push(json!({ "type": "text", "text": reminder(&text) }));
     }
     Ok(json!({ "role": "user", "content": content }))
-    // END(ch11/prompt)
 }
 // ANCHOR_END: submit_prompt
 
@@ -388,15 +368,6 @@ async fn stop_refused(
         },
         None => Event::Stop { active, answer },
     };
-    // GAP(ch11/stop): fire the event (with context.inside()) and say its
-    // lines. A stop is an Err "a {event name} hook stopped the run:
-    // {reason}". A block's reason, or "A {event name} hook refused the end
-    // without giving a reason." when it has none, is the next message:
-    // a plain string, or, when hooks added context, text blocks (the
-    // reason, then each context as a reminder). No block and no context:
-    // None, the run ends.
-    // starter: let _ = (event, reminder, log);
-    // starter: Ok(None)
     let (outcome, said) = harness.hooks.fire(&event, context.inside()).await;
     let event = event.name();
     said.into_iter().for_each(|line| log.say(line));
@@ -419,6 +390,5 @@ async fn stop_refused(
             .map(|text| json!({ "type": "text", "text": text }))
             .collect(),
     ))
-    // END(ch11/stop)
 }
 // ANCHOR_END: stop_refused

@@ -41,7 +41,13 @@ pub async fn open(name: &str, link: Link, capabilities: &Value) -> Result<Server
     println!("era {name}: {era} ({how})");
     let meta = (era == MODERN).then(|| modern_meta(capabilities));
     let tools = list_tools(&link, meta.as_ref()).await?;
-    Ok(Server { name: name.to_string(), link, era, info, tools })
+    Ok(Server {
+        name: name.to_string(),
+        link,
+        era,
+        info,
+        tools,
+    })
 }
 
 // ANCHOR: era
@@ -69,7 +75,11 @@ async fn era(link: &Link, capabilities: &Value) -> Result<(String, Value, String
         }
         Err(error) => match error["data"]["httpStatus"].as_u64() {
             Some(status) => format!("server/discover: HTTP {status}"),
-            None => format!("server/discover: {} {}", error["code"], error["message"].as_str().unwrap_or("")),
+            None => format!(
+                "server/discover: {} {}",
+                error["code"],
+                error["message"].as_str().unwrap_or("")
+            ),
         },
     };
     initialize(link, capabilities, why).await
@@ -79,7 +89,11 @@ async fn era(link: &Link, capabilities: &Value) -> Result<(String, Value, String
 
 /// Chapter 2's handshake: `initialize`, a check of the version the server
 /// chose, `notifications/initialized`; later HTTP requests name the version.
-async fn initialize(link: &Link, capabilities: &Value, why: String) -> Result<(String, Value, String), String> {
+async fn initialize(
+    link: &Link,
+    capabilities: &Value,
+    why: String,
+) -> Result<(String, Value, String), String> {
     let params = json!({
         "protocolVersion": LEGACY[0],
         "capabilities": capabilities,
@@ -88,9 +102,17 @@ async fn initialize(link: &Link, capabilities: &Value, why: String) -> Result<(S
     let result = link.request("initialize", Some(params)).await?;
     let version = result["protocolVersion"].as_str().unwrap_or_default();
     if !LEGACY.contains(&version) {
-        return Err(format!("server {} speaks MCP {version:?}; this client speaks {MODERN} and {}", link.name, LEGACY.join(" and ")));
+        return Err(format!(
+            "server {} speaks MCP {version:?}; this client speaks {MODERN} and {}",
+            link.name,
+            LEGACY.join(" and ")
+        ));
     }
     link.agreed(version);
     link.notify("notifications/initialized", None).await?;
-    Ok((version.to_string(), result["serverInfo"].clone(), format!("{why}; initialize")))
+    Ok((
+        version.to_string(),
+        result["serverInfo"].clone(),
+        format!("{why}; initialize"),
+    ))
 }

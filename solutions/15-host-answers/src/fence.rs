@@ -13,76 +13,16 @@ use crate::hooks::Outcome;
 use wire_host::messages::ToolUse;
 use wire_host::show::ask_user;
 
-// STRETCH(ch11/post_tool_failure): the module `failure`, which fires
-// PostToolUseFailure after a call that ran and failed; after_call calls it
-// first.
-#[cfg(feature = "stretch")]
-mod failure {
-    //! Claude Code's PostToolUseFailure, fired after a call that ran and
-    //! failed.
-    use serde_json::{Value, json};
-
-    use crate::events::Event;
-    use crate::harness::{Context, Harness, text_of};
-    use crate::hooks::Outcome;
-    use wire_host::messages::ToolUse;
-
-    /// What `after_call` gives back: the outcome, and what the hooks decided.
-    type Fired = (Result<Value, String>, Outcome, Vec<String>);
-
-    /// After a failed call (an Err, or a result marked isError): fires
-    /// PostToolUseFailure, with `error` the text the model reads, and makes
-    /// an Err a result marked isError, so the hooks' context fits beside it.
-    /// A call that succeeded comes back as it went in.
-    pub async fn after(
-        harness: &Harness,
-        context: &Context,
-        call: &ToolUse,
-        outcome: Result<Value, String>,
-    ) -> Result<Fired, Result<Value, String>> {
-        let result = outcome.unwrap_or_else(
-            |text| json!({ "content": [{ "type": "text", "text": text }], "isError": true }),
-        );
-        if result["isError"] != true {
-            return Err(Ok(result));
-        }
-        let error = text_of(&result["content"]);
-        let event = Event::PostToolUseFailure {
-            call,
-            input: &call.input,
-            error: &error,
-        };
-        let (after, said) = harness.hooks.fire(&event, context.inside()).await;
-        Ok((Ok(result), after, said))
-    }
-}
-// END(ch11/post_tool_failure)
-
 // ANCHOR: after_call
 /// The hooks after a call: PostToolUse when it succeeded. An MCP result
 /// marked isError is a failure, and fires no PostToolUse (Claude Code's
-/// PostToolUseFailure, which the chapter's stretch fires).
+/// PostToolUseFailure, which chapter 11's stretch fires).
 pub async fn after_call(
     harness: &Harness,
     context: &Context,
     call: &ToolUse,
     outcome: Result<Value, String>,
 ) -> (Result<Value, String>, Outcome, Vec<String>) {
-    // STRETCH(ch11/post_tool_failure): a failure fires its own event.
-    #[cfg(feature = "stretch")]
-    let outcome = match failure::after(harness, context, call, outcome).await {
-        Ok(fired) => return fired,
-        Err(outcome) => outcome,
-    };
-    // END(ch11/post_tool_failure)
-    // GAP(ch11/after-call): a call that failed (an Err, or a result marked
-    // isError) fires nothing: its outcome comes back with no decision and
-    // no lines. Else fire Event::PostToolUse (with context.inside()) with
-    // the input the call ran with and its response: for Bash its
-    // structuredContent (Claude Code's fields), for any other tool the
-    // whole result.
-    // starter: let _ = (harness, context, call, bash::BASH);
-    // starter: (outcome, Outcome::default(), Vec::new())
     let Some(result) = outcome
         .as_ref()
         .ok()
@@ -103,7 +43,6 @@ pub async fn after_call(
     };
     let (after, said) = harness.hooks.fire(&event, context.inside()).await;
     (outcome, after, said)
-    // END(ch11/after-call)
 }
 // ANCHOR_END: after_call
 

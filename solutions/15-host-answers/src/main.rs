@@ -89,13 +89,9 @@ async fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let mut answers = cli.answers;
-    if answers.roots.is_empty() {
-        answers.roots.push(session.workdir.clone()); // The default root.
-    }
     let mut harness = Harness {
         host,
-        answers,
+        answers: cli.answers.or_root(&session.workdir),
         skills,
         agents,
         model: cli.model,
@@ -119,10 +115,19 @@ async fn main() -> ExitCode {
 }
 
 /// Opens every server, one after the other: each link, then its era.
-async fn start(configs: Vec<host::ServerConfig>, options: Options, capabilities: &Value) -> Result<Servers, String> {
+async fn start(
+    configs: Vec<host::ServerConfig>,
+    options: Options,
+    capabilities: &Value,
+) -> Result<Servers, String> {
     let mut servers = Vec::new();
     for config in configs {
-        let opened = match Link::open(&config.name, &config.command, options.timeout, options.trace) {
+        let opened = match Link::open(
+            &config.name,
+            &config.command,
+            options.timeout,
+            options.trace,
+        ) {
             Ok(link) => discover::open(&config.name, link, capabilities).await,
             Err(err) => Err(err),
         };

@@ -17,7 +17,11 @@ pub const MAX_ROUNDS: usize = 4;
 
 /// Calls a tool by its qualified name. The result may still have
 /// `isError: true`: the tool ran and failed, which is not our error.
-pub async fn call_tool(harness: &Harness, qualified: &str, arguments: Value) -> Result<Value, String> {
+pub async fn call_tool(
+    harness: &Harness,
+    qualified: &str,
+    arguments: Value,
+) -> Result<Value, String> {
     let (server, tool) = harness.host.find(qualified)?;
     let capabilities = discover::capabilities(harness.answers.sampling);
     let mut call = json!({ "name": tool.name, "arguments": arguments });
@@ -38,11 +42,15 @@ pub async fn call_tool(harness: &Harness, qualified: &str, arguments: Value) -> 
             return Ok(result);
         }
         let mut responses = Map::new();
-        let requests = result["inputRequests"].as_object().cloned().unwrap_or_default();
+        let requests = result["inputRequests"]
+            .as_object()
+            .cloned()
+            .unwrap_or_default();
         for (key, request) in requests {
             let method = request["method"].as_str().unwrap_or_default();
             let answer = route::answer(harness, &server.name, method, &request["params"]).await;
-            let answer = answer.map_err(|(code, why)| format!("input request {key} ({method}): {code} {why}"))?;
+            let answer = answer
+                .map_err(|(code, why)| format!("input request {key} ({method}): {code} {why}"))?;
             responses.insert(key, answer);
         }
         call["inputResponses"] = Value::Object(responses);
@@ -51,20 +59,31 @@ pub async fn call_tool(harness: &Harness, qualified: &str, arguments: Value) -> 
             None => drop(call.as_object_mut().map(|call| call.remove("requestState"))),
         }
     }
-    Err(format!("{qualified}: still input-required after {MAX_ROUNDS} rounds; giving up"))
+    Err(format!(
+        "{qualified}: still input-required after {MAX_ROUNDS} rounds; giving up"
+    ))
     // END(ch15/retry)
     // ANCHOR_END: rounds
 }
 
 /// One `tools/call` request: the server's own requests on the way are
 /// routed and answered (2025-11-25); returns the result.
-async fn send(harness: &Harness, server: &wire_host::remote::Server, params: Value) -> Result<Value, String> {
+async fn send(
+    harness: &Harness,
+    server: &wire_host::remote::Server,
+    params: Value,
+) -> Result<Value, String> {
     let link = &server.link;
     let mut call = link.send("tools/call", Some(params)).await?;
     loop {
         match call.next().await? {
             Message::Reply(Ok(result)) => return Ok(result),
-            Message::Reply(Err(error)) => return Err(format!("server {} answered tools/call with {error}", server.name)),
+            Message::Reply(Err(error)) => {
+                return Err(format!(
+                    "server {} answered tools/call with {error}",
+                    server.name
+                ));
+            }
             Message::Request { id, method, params } => {
                 let answer = route::answer(harness, &server.name, &method, &params).await;
                 link.answer(&id, answer).await?;

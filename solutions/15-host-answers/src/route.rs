@@ -19,7 +19,12 @@ pub type Refusal = (i64, String);
 // ANCHOR: answer
 /// The answer to the server's `method` with `params`: a result, or a
 /// JSON-RPC error.
-pub async fn answer(harness: &Harness, server: &str, method: &str, params: &Value) -> Result<Value, Refusal> {
+pub async fn answer(
+    harness: &Harness,
+    server: &str,
+    method: &str,
+    params: &Value,
+) -> Result<Value, Refusal> {
     // GAP(ch15/route): `ping` is {}; `elicitation/create` is
     // `elicit(...)`'s answer; `roots/list` is harness.answers.roots_result();
     // `sampling/createMessage` is `sample(...)` when harness.answers.sampling
@@ -31,11 +36,16 @@ pub async fn answer(harness: &Harness, server: &str, method: &str, params: &Valu
         "ping" => Ok(json!({})),
         "elicitation/create" => Ok(elicit(harness, server, params).await),
         "roots/list" => Ok(harness.answers.roots_result()),
-        "sampling/createMessage" if harness.answers.sampling => sample(harness, server, params).await,
+        "sampling/createMessage" if harness.answers.sampling => {
+            sample(harness, server, params).await
+        }
         // The spec (2025-11-25, lifecycle) lets a server use only what the
         // client declared, but names no error for one that asks anyway: the
         // course answers as for a method this client does not have.
-        "sampling/createMessage" => Err((-32601, "sampling was not declared in the capabilities".into())),
+        "sampling/createMessage" => Err((
+            -32601,
+            "sampling was not declared in the capabilities".into(),
+        )),
         // JSON-RPC 2.0's own code for a method the receiver does not have.
         _ => Err((-32601, format!("Method not found: {method}"))),
     }
@@ -51,22 +61,34 @@ async fn elicit(harness: &Harness, server: &str, params: &Value) -> Value {
     let (outcome, lines) = harness.hooks.fire(&event, None).await;
     lines.iter().for_each(|line| println!("  {line}"));
     let (mut response, how) = match (outcome.block, outcome.updated_input) {
-        (Some(_), _) => (json!({ "action": "decline" }), "an Elicitation hook declined"),
+        (Some(_), _) => (
+            json!({ "action": "decline" }),
+            "an Elicitation hook declined",
+        ),
         (None, Some(answer)) => (answer, "an Elicitation hook answered"),
         (None, None) => {
             let (response, how) = harness.answers.elicit(server, params);
-            let event = Event::ElicitationResult { server, params, response: &response };
+            let event = Event::ElicitationResult {
+                server,
+                params,
+                response: &response,
+            };
             let (outcome, lines) = harness.hooks.fire(&event, None).await;
             lines.iter().for_each(|line| println!("  {line}"));
             match (outcome.block, outcome.updated_input) {
-                (Some(_), _) => (json!({ "action": "decline" }), "an ElicitationResult hook declined"),
+                (Some(_), _) => (
+                    json!({ "action": "decline" }),
+                    "an ElicitationResult hook declined",
+                ),
                 (None, Some(changed)) => (changed, "an ElicitationResult hook changed it"),
                 (None, None) => (response, how),
             }
         }
     };
     if response["action"] != "accept" {
-        response.as_object_mut().map(|fields| fields.remove("content"));
+        response
+            .as_object_mut()
+            .map(|fields| fields.remove("content"));
     }
     let message = params["message"].as_str().unwrap_or_default();
     println!("  elicitation from {server}: {message} -> {response} ({how})");
@@ -84,6 +106,10 @@ async fn sample(harness: &Harness, server: &str, params: &Value) -> Result<Value
     }
     let model = harness.model.name();
     let request = sampling_request(params, model);
-    let reply = harness.model.send(MAIN, &request).await.map_err(|err| (-32603, err))?;
+    let reply = harness
+        .model
+        .send(MAIN, &request)
+        .await
+        .map_err(|err| (-32603, err))?;
     Ok(sampling_result(&reply, model))
 }

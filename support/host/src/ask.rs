@@ -38,7 +38,11 @@ pub struct Answers {
 
 impl Answers {
     /// Reads the answers file, if one is named; `roots` are made absolute.
-    pub fn load(file: Option<&Path>, roots: Vec<PathBuf>, sampling: bool) -> Result<Answers, String> {
+    pub fn load(
+        file: Option<&Path>,
+        roots: Vec<PathBuf>,
+        sampling: bool,
+    ) -> Result<Answers, String> {
         let script = match file {
             None => None,
             Some(file) => {
@@ -53,28 +57,53 @@ impl Answers {
             .into_iter()
             .map(|root| std::path::absolute(&root).unwrap_or(root))
             .collect();
-        Ok(Answers { script, roots, sampling })
+        Ok(Answers {
+            script,
+            roots,
+            sampling,
+        })
+    }
+
+    /// With `folder` as the only root when `--root` named none (the
+    /// default: the working folder).
+    pub fn or_root(mut self, folder: &Path) -> Answers {
+        if self.roots.is_empty() {
+            self.roots.push(folder.to_path_buf());
+        }
+        self
     }
 
     /// The user's answer to an elicitation (an ElicitResult), and how it
     /// was got, for the trace.
     pub fn elicit(&self, server: &str, params: &Value) -> (Value, &'static str) {
-        let scripted = self.script.as_ref().and_then(|script| script.lock().unwrap().elicitation.pop_front());
+        let scripted = self
+            .script
+            .as_ref()
+            .and_then(|script| script.lock().unwrap().elicitation.pop_front());
         if let Some(answer) = scripted {
             return (answer, "scripted");
         }
         if !std::io::stdin().is_terminal() {
-            return (json!({ "action": "decline" }), "no terminal, no answers file");
+            return (
+                json!({ "action": "decline" }),
+                "no terminal, no answers file",
+            );
         }
         match on_terminal(|tty| ask_form(tty, server, params)) {
             Ok(answer) => (answer, "asked on the terminal"),
-            Err(_) => (json!({ "action": "decline" }), "the terminal could not be read"),
+            Err(_) => (
+                json!({ "action": "decline" }),
+                "the terminal could not be read",
+            ),
         }
     }
 
     /// Whether the user lets `server`'s sampling request go to the model.
     pub fn approve(&self, server: &str, params: &Value) -> (bool, &'static str) {
-        let scripted = self.script.as_ref().and_then(|script| script.lock().unwrap().sampling.pop_front());
+        let scripted = self
+            .script
+            .as_ref()
+            .and_then(|script| script.lock().unwrap().sampling.pop_front());
         if let Some(approved) = scripted {
             return (approved, "scripted");
         }
@@ -91,10 +120,16 @@ impl Answers {
 
     /// `roots/list`'s result: one `file://` root per folder.
     pub fn roots_result(&self) -> Value {
-        let roots: Vec<Value> = self.roots.iter().map(|root| {
-            let name = root.file_name().map(|name| name.to_string_lossy().into_owned());
-            json!({ "uri": file_uri(root), "name": name.unwrap_or_default() })
-        }).collect();
+        let roots: Vec<Value> = self
+            .roots
+            .iter()
+            .map(|root| {
+                let name = root
+                    .file_name()
+                    .map(|name| name.to_string_lossy().into_owned());
+                json!({ "uri": file_uri(root), "name": name.unwrap_or_default() })
+            })
+            .collect();
         json!({ "roots": roots })
     }
 }
@@ -105,7 +140,9 @@ pub fn file_uri(path: &Path) -> String {
     let mut uri = String::from("file://");
     for byte in path.to_string_lossy().bytes() {
         match byte {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'/' | b'-' | b'_' | b'.' | b'~' => uri.push(char::from(byte)),
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'/' | b'-' | b'_' | b'.' | b'~' => {
+                uri.push(char::from(byte))
+            }
             _ => uri.push_str(&format!("%{byte:02X}")),
         }
     }
@@ -115,7 +152,10 @@ pub fn file_uri(path: &Path) -> String {
 type Tty = (std::fs::File, BufReader<std::fs::File>);
 
 fn on_terminal<T>(ask: impl FnOnce(&mut Tty) -> std::io::Result<T>) -> std::io::Result<T> {
-    let tty = std::fs::OpenOptions::new().read(true).write(true).open("/dev/tty")?;
+    let tty = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open("/dev/tty")?;
     let reader = BufReader::new(tty.try_clone()?);
     ask(&mut (tty, reader))
 }
@@ -131,13 +171,17 @@ fn line(tty: &mut Tty, question: &str) -> std::io::Result<String> {
 /// The form, one field per line (Enter keeps the default), then the choice.
 fn ask_form(tty: &mut Tty, server: &str, params: &Value) -> std::io::Result<Value> {
     let message = params["message"].as_str().unwrap_or_default();
-    tty.0.write_all(format!("Server {server} asks: {message}\n").as_bytes())?;
+    tty.0
+        .write_all(format!("Server {server} asks: {message}\n").as_bytes())?;
     if let Some(url) = params["url"].as_str() {
-        tty.0.write_all(format!("(it asks you to open {url})\n").as_bytes())?;
+        tty.0
+            .write_all(format!("(it asks you to open {url})\n").as_bytes())?;
     }
     let mut content = Map::new();
     let empty = Map::new();
-    let properties = params["requestedSchema"]["properties"].as_object().unwrap_or(&empty);
+    let properties = params["requestedSchema"]["properties"]
+        .as_object()
+        .unwrap_or(&empty);
     for (name, schema) in properties {
         let title = schema["title"].as_str().unwrap_or(name);
         let default = &schema["default"];
@@ -160,23 +204,37 @@ fn ask_form(tty: &mut Tty, server: &str, params: &Value) -> std::io::Result<Valu
 fn typed_value(typed: &str, schema: &Value) -> Value {
     match schema["type"].as_str() {
         Some("boolean") => json!(matches!(typed, "y" | "yes" | "true")),
-        Some("integer") => typed.parse::<i64>().map(Value::from).unwrap_or(json!(typed)),
-        Some("number") => typed.parse::<f64>().map(Value::from).unwrap_or(json!(typed)),
+        Some("integer") => typed
+            .parse::<i64>()
+            .map(Value::from)
+            .unwrap_or(json!(typed)),
+        Some("number") => typed
+            .parse::<f64>()
+            .map(Value::from)
+            .unwrap_or(json!(typed)),
         _ => json!(typed),
     }
 }
 
 /// `sampling/createMessage`'s params as a Messages API request body.
 pub fn sampling_request(params: &Value, model: &str) -> Value {
-    let messages: Vec<Value> = params["messages"].as_array().into_iter().flatten().map(|message| {
-        let blocks = match &message["content"] {
-            Value::Array(blocks) => blocks.clone(),
-            block => vec![block.clone()],
-        };
-        let texts: Vec<Value> = blocks.iter().filter_map(|block| block["text"].as_str())
-            .map(|text| json!({ "type": "text", "text": text })).collect();
-        json!({ "role": message["role"], "content": texts })
-    }).collect();
+    let messages: Vec<Value> = params["messages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|message| {
+            let blocks = match &message["content"] {
+                Value::Array(blocks) => blocks.clone(),
+                block => vec![block.clone()],
+            };
+            let texts: Vec<Value> = blocks
+                .iter()
+                .filter_map(|block| block["text"].as_str())
+                .map(|text| json!({ "type": "text", "text": text }))
+                .collect();
+            json!({ "role": message["role"], "content": texts })
+        })
+        .collect();
     let mut request = json!({
         "model": model,
         "max_tokens": params["maxTokens"].as_u64().unwrap_or(256),
@@ -190,8 +248,12 @@ pub fn sampling_request(params: &Value, model: &str) -> Value {
 
 /// A Messages API reply as `sampling/createMessage`'s result.
 pub fn sampling_result(reply: &Value, model: &str) -> Value {
-    let text: Vec<&str> = reply["content"].as_array().into_iter().flatten()
-        .filter_map(|block| block["text"].as_str()).collect();
+    let text: Vec<&str> = reply["content"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|block| block["text"].as_str())
+        .collect();
     let stop = match reply["stop_reason"].as_str() {
         Some("max_tokens") => "maxTokens",
         Some("stop_sequence") => "stopSequence",

@@ -179,7 +179,11 @@ impl Event<'_> {
             } => {
                 let mut fields = json!({ "mcp_server_name": server });
                 fields["action"] = response["action"].clone();
-                copy_present(&mut fields, params, &[("mode", "mode"), ("elicitationId", "elicitation_id")]);
+                copy_present(
+                    &mut fields,
+                    params,
+                    &[("mode", "mode"), ("elicitationId", "elicitation_id")],
+                );
                 copy_present(&mut fields, response, &[("content", "content")]);
                 fields
             }

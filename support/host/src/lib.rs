@@ -9,12 +9,12 @@
 // module when its file is generated into this crate.
 extern crate self as wire_host;
 
-/// Chapter 15's answers to a server that asks: the terminal, an answers
-/// file, the roots, sampling's shapes (not generated: plumbing).
-pub mod ask;
 /// Agent files as Claude Code reads them, for chapter 9 on (not generated:
 /// format plumbing, no chapter's lesson).
 pub mod agents;
+/// Chapter 15's answers to a server that asks: the terminal, an answers
+/// file, the roots, sampling's shapes (not generated: plumbing).
+pub mod ask;
 /// Chapter 10's `Bash` tool, the thing its hooks fence (not generated: no
 /// chapter teaches it).
 pub mod bash;

@@ -59,7 +59,10 @@ impl Servers {
             .iter()
             .find(|tool| tool.qualified == qualified)
             .ok_or_else(|| format!("there is no tool named {qualified:?}"))?;
-        let server = self.servers.iter().find(|server| server.name == tool.server);
+        let server = self
+            .servers
+            .iter()
+            .find(|server| server.name == tool.server);
         Ok((server.ok_or("the tool's server is gone")?, tool))
     }
 
@@ -68,11 +71,17 @@ impl Servers {
     pub fn show(&self) {
         for server in &self.servers {
             let (name, version) = (&server.info["name"], &server.info["version"]);
-            let (name, version) = (name.as_str().unwrap_or("?"), version.as_str().unwrap_or("?"));
+            let (name, version) = (
+                name.as_str().unwrap_or("?"),
+                version.as_str().unwrap_or("?"),
+            );
             println!("server {}: {name} {version} ({})", server.name, server.era);
         }
         for tool in self.tools() {
-            println!("tool {} (server {}, tool {})", tool.qualified, tool.server, tool.name);
+            println!(
+                "tool {} (server {}, tool {})",
+                tool.qualified, tool.server, tool.name
+            );
         }
     }
 

@@ -86,19 +86,29 @@ fn classify(text: &str) -> Result<Frame, String> {
     }
     let params = object.get("params").cloned().unwrap_or(Value::Null);
     match (object.get("id"), object.get("method")) {
-        (Some(id), Some(Value::String(method))) => Ok(Frame::Request(id.clone(), method.clone(), params)),
+        (Some(id), Some(Value::String(method))) => {
+            Ok(Frame::Request(id.clone(), method.clone(), params))
+        }
         (None, Some(Value::String(method))) => Ok(Frame::Notification(method.clone())),
         (Some(id), None) => {
-            let id = id.as_u64().ok_or(format!("a reply to an id this client never sent: {id}"))?;
+            let id = id
+                .as_u64()
+                .ok_or(format!("a reply to an id this client never sent: {id}"))?;
             match (object.get("result"), object.get("error")) {
                 (Some(result), None) => Ok(Frame::Reply(id, Ok(result.clone()))),
                 (None, Some(error)) if error.get("code").is_some_and(Value::is_i64) => {
                     Ok(Frame::Reply(id, Err(error.clone())))
                 }
-                _ => Err(format!("a reply needs a result or an error with a code, not both: {}", cut(text))),
+                _ => Err(format!(
+                    "a reply needs a result or an error with a code, not both: {}",
+                    cut(text)
+                )),
             }
         }
-        _ => Err(format!("neither a request, a notification nor a reply: {}", cut(text))),
+        _ => Err(format!(
+            "neither a request, a notification nor a reply: {}",
+            cut(text)
+        )),
     }
 }
 
@@ -153,7 +163,10 @@ impl Call {
         match tokio::time::timeout(self.timeout, self.receiver.recv()).await {
             Ok(Some(Message::Broken(why))) => Err(format!("{}: {why}", self.what)),
             Ok(Some(message)) => Ok(message),
-            Ok(None) => Err(format!("{}: the connection closed before the reply", self.what)),
+            Ok(None) => Err(format!(
+                "{}: the connection closed before the reply",
+                self.what
+            )),
             Err(_) => {
                 self.waiting.lock().unwrap().remove(&self.id);
                 let ms = self.timeout.as_millis();
@@ -166,14 +179,26 @@ impl Call {
 impl Link {
     /// Starts the server: a URL (`http://…`) is reached over Streamable
     /// HTTP, anything else is a command started with its three pipes.
-    pub fn open(name: &str, command: &[String], timeout: Duration, trace: bool) -> Result<Link, String> {
+    pub fn open(
+        name: &str,
+        command: &[String],
+        timeout: Duration,
+        trace: bool,
+    ) -> Result<Link, String> {
         let kind = match command {
             [url] if url.starts_with("https://") => {
-                return Err(format!("server {name}: {url}: this client speaks plain http:// only"));
+                return Err(format!(
+                    "server {name}: {url}: this client speaks plain http:// only"
+                ));
             }
             [url] if url.starts_with("http://") => {
-                let uri: Uri = url.parse().map_err(|err| format!("server {name}: {url}: {err}"))?;
-                Kind::Http(Arc::new(Http { uri, session: Mutex::new(None) }))
+                let uri: Uri = url
+                    .parse()
+                    .map_err(|err| format!("server {name}: {url}: {err}"))?;
+                Kind::Http(Arc::new(Http {
+                    uri,
+                    session: Mutex::new(None),
+                }))
             }
             _ => spawn(name, command)?,
         };
@@ -187,8 +212,16 @@ impl Link {
             kind,
         };
         if let Kind::Stdio { child, stdin } = &link.kind {
-            let stdout = child.try_lock().ok().and_then(|mut child| child.stdout.take());
-            let reader = Reader { name: link.name.clone(), trace, waiting: Arc::clone(&link.waiting), stdin: Arc::clone(stdin) };
+            let stdout = child
+                .try_lock()
+                .ok()
+                .and_then(|mut child| child.stdout.take());
+            let reader = Reader {
+                name: link.name.clone(),
+                trace,
+                waiting: Arc::clone(&link.waiting),
+                stdin: Arc::clone(stdin),
+            };
             tokio::spawn(reader.stdio(stdout));
         }
         Ok(link)
@@ -214,7 +247,13 @@ impl Link {
             frame["params"] = params;
         }
         let what = format!("server {}: {method}", self.name);
-        let call = Call { id, receiver, waiting: Arc::clone(&self.waiting), timeout: self.timeout, what };
+        let call = Call {
+            id,
+            receiver,
+            waiting: Arc::clone(&self.waiting),
+            timeout: self.timeout,
+            what,
+        };
         if let Err(err) = self.write(&frame).await {
             self.waiting.lock().unwrap().remove(&id);
             return Err(err);
@@ -231,12 +270,18 @@ impl Link {
     }
 
     /// As `request`, the error object kept: the caller reads its code.
-    pub async fn request_raw(&self, method: &str, params: Option<Value>) -> Result<Result<Value, Value>, String> {
+    pub async fn request_raw(
+        &self,
+        method: &str,
+        params: Option<Value>,
+    ) -> Result<Result<Value, Value>, String> {
         let mut call = self.send(method, params).await?;
         loop {
             match call.next().await? {
                 Message::Reply(reply) => return Ok(reply),
-                Message::Request { id, method: asked, .. } => {
+                Message::Request {
+                    id, method: asked, ..
+                } => {
                     let why = format!("{asked} is not answered during {method}");
                     self.answer(&id, Err((-32601, why))).await?;
                 }
@@ -246,7 +291,11 @@ impl Link {
     }
 
     /// Answers the server's request `id`: a result, or an error.
-    pub async fn answer(&self, id: &Value, outcome: Result<Value, (i64, String)>) -> Result<(), String> {
+    pub async fn answer(
+        &self,
+        id: &Value,
+        outcome: Result<Value, (i64, String)>,
+    ) -> Result<(), String> {
         let frame = match outcome {
             Ok(result) => json!({ "jsonrpc": "2.0", "id": id, "result": result }),
             Err((code, message)) => {
@@ -273,18 +322,30 @@ impl Link {
         match &self.kind {
             Kind::Stdio { stdin, .. } => {
                 let mut stdin = stdin.lock().await;
-                let pipe = stdin.as_mut().ok_or(format!("server {}: stdin is closed", self.name))?;
+                let pipe = stdin
+                    .as_mut()
+                    .ok_or(format!("server {}: stdin is closed", self.name))?;
                 let write = async {
                     pipe.write_all(format!("{line}\n").as_bytes()).await?;
                     pipe.flush().await
                 };
-                write.await.map_err(|err| format!("server {} stopped reading its stdin: {err}", self.name))
+                write
+                    .await
+                    .map_err(|err| format!("server {} stopped reading its stdin: {err}", self.name))
             }
             Kind::Http(http) => {
                 let version = self.version.lock().unwrap().clone();
                 let request = http.post(frame, version.as_deref())?;
-                let reader = Reader { name: self.name.clone(), trace: self.trace, waiting: Arc::clone(&self.waiting), stdin: Arc::default() };
-                let id = frame.get("method").and(frame.get("id")).and_then(Value::as_u64);
+                let reader = Reader {
+                    name: self.name.clone(),
+                    trace: self.trace,
+                    waiting: Arc::clone(&self.waiting),
+                    stdin: Arc::default(),
+                };
+                let id = frame
+                    .get("method")
+                    .and(frame.get("id"))
+                    .and_then(Value::as_u64);
                 let response = exchange(&http.uri, request).await;
                 let response = response.map_err(|err| format!("server {}: {err}", self.name))?;
                 http.keep_session(&response);
@@ -306,8 +367,14 @@ impl Link {
             Kind::Stdio { stdin, child } => {
                 stdin.lock().await.take();
                 let mut child = child.into_inner();
-                if tokio::time::timeout(SHUTDOWN_GRACE, child.wait()).await.is_err() {
-                    eprintln!("[{}] still running after stdin closed; killing it", self.name);
+                if tokio::time::timeout(SHUTDOWN_GRACE, child.wait())
+                    .await
+                    .is_err()
+                {
+                    eprintln!(
+                        "[{}] still running after stdin closed; killing it",
+                        self.name
+                    );
                     let _ = child.kill().await;
                 }
             }
@@ -339,7 +406,10 @@ fn spawn(name: &str, command: &[String]) -> Result<Kind, String> {
         .spawn()
         .map_err(|err| format!("server {name}: cannot start {program:?}: {err}"))?;
     let stdin = Arc::new(tokio::sync::Mutex::new(child.stdin.take()));
-    Ok(Kind::Stdio { stdin, child: tokio::sync::Mutex::new(child) })
+    Ok(Kind::Stdio {
+        stdin,
+        child: tokio::sync::Mutex::new(child),
+    })
 }
 
 /// Reads frames and hands each to the call it belongs to.
@@ -369,7 +439,9 @@ impl Reader {
             Frame::Reply(id, reply) => {
                 match self.waiting.lock().unwrap().remove(&id) {
                     Some(sender) => drop(sender.send(Message::Reply(reply))),
-                    None => eprintln!("[{name}] dropping a late reply to request {id}: nobody waits"),
+                    None => {
+                        eprintln!("[{name}] dropping a late reply to request {id}: nobody waits")
+                    }
                 }
                 Some(id)
             }
@@ -394,8 +466,10 @@ impl Reader {
 
     /// A server request while no call waits: nothing to ask about.
     async fn refuse(&self, id: Value, method: &str) {
-        let message = format!("{method}: this client answers server requests only during a call of its own");
-        let frame = json!({ "jsonrpc": "2.0", "id": id, "error": { "code": -32603, "message": message } });
+        let message =
+            format!("{method}: this client answers server requests only during a call of its own");
+        let frame =
+            json!({ "jsonrpc": "2.0", "id": id, "error": { "code": -32603, "message": message } });
         if let Some(pipe) = self.stdin.lock().await.as_mut() {
             let _ = pipe.write_all(format!("{frame}\n").as_bytes()).await;
             let _ = pipe.flush().await;
@@ -466,7 +540,10 @@ impl Reader {
                 Err(why) => return self.fail(id, format!("resuming after event {last}: {why}")),
             };
         }
-        self.fail(id, format!("the event stream ended {MAX_RESUMES} times before the reply"));
+        self.fail(
+            id,
+            format!("the event stream ended {MAX_RESUMES} times before the reply"),
+        );
     }
 
     /// A JSON body: the reply, or an HTTP error said as a JSON-RPC error
@@ -476,9 +553,14 @@ impl Reader {
         if self.deliver(&text, Some(id)).await == Some(id) {
             return;
         }
-        let code = if status == StatusCode::NOT_FOUND { -32601 } else { -32600 };
+        let code = if status == StatusCode::NOT_FOUND {
+            -32601
+        } else {
+            -32600
+        };
         let message = format!("HTTP {status}: {}", cut(text.trim()));
-        let error = json!({ "code": code, "message": message, "data": { "httpStatus": status.as_u16() } });
+        let error =
+            json!({ "code": code, "message": message, "data": { "httpStatus": status.as_u16() } });
         if let Some(sender) = self.waiting.lock().unwrap().remove(&id) {
             let _ = sender.send(Message::Reply(Err(error)));
         }
@@ -493,7 +575,10 @@ struct Stream {
 
 impl Default for Stream {
     fn default() -> Stream {
-        Stream { last_id: None, retry: Duration::from_millis(1000) }
+        Stream {
+            last_id: None,
+            retry: Duration::from_millis(1000),
+        }
     }
 }
 
@@ -504,7 +589,8 @@ impl Stream {
         loop {
             while let Some(end) = event_end(&buffer) {
                 let event: Vec<u8> = buffer.drain(..end).collect();
-                let text = String::from_utf8(event).map_err(|_| "an event that is not UTF-8".to_string())?;
+                let text = String::from_utf8(event)
+                    .map_err(|_| "an event that is not UTF-8".to_string())?;
                 if let Some(data) = self.event(&text)
                     && reader.deliver(&data, Some(id)).await == Some(id)
                 {
@@ -549,8 +635,14 @@ impl Stream {
 
 /// Where the first event in `buffer` ends (after its blank line).
 fn event_end(buffer: &[u8]) -> Option<usize> {
-    let lf = buffer.windows(2).position(|w| w == b"\n\n").map(|at| at + 2);
-    let crlf = buffer.windows(4).position(|w| w == b"\r\n\r\n").map(|at| at + 4);
+    let lf = buffer
+        .windows(2)
+        .position(|w| w == b"\n\n")
+        .map(|at| at + 2);
+    let crlf = buffer
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .map(|at| at + 4);
     match (lf, crlf) {
         (Some(a), Some(b)) => Some(a.min(b)),
         (a, b) => a.or(b),
@@ -603,11 +695,16 @@ impl Http {
         if let Some(session) = self.session.lock().unwrap().clone() {
             request = request.header("Mcp-Session-Id", session);
         }
-        request.body(Full::new(Bytes::new())).map_err(|err| err.to_string())
+        request
+            .body(Full::new(Bytes::new()))
+            .map_err(|err| err.to_string())
     }
 
     fn keep_session(&self, response: &Response<Incoming>) {
-        let session = response.headers().get("mcp-session-id").and_then(|value| value.to_str().ok());
+        let session = response
+            .headers()
+            .get("mcp-session-id")
+            .and_then(|value| value.to_str().ok());
         if let Some(session) = session {
             *self.session.lock().unwrap() = Some(session.to_string());
         }
@@ -618,7 +715,9 @@ impl Http {
 /// plainly (visible ASCII and inner spaces, not looking like the
 /// encoding), else `=?base64?…?=` around the standard base64 of its UTF-8.
 pub fn header_name(name: &str) -> String {
-    let plain = name.bytes().all(|byte| byte == b'\t' || (0x20..0x7f).contains(&byte))
+    let plain = name
+        .bytes()
+        .all(|byte| byte == b'\t' || (0x20..0x7f).contains(&byte))
         && name.trim() == name
         && !name.starts_with("=?base64?");
     if plain {
@@ -632,23 +731,39 @@ fn base64(bytes: &[u8]) -> String {
     const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     let mut text = String::new();
     for chunk in bytes.chunks(3) {
-        let n = chunk.iter().enumerate().fold(0u32, |n, (i, &b)| n | (u32::from(b) << (16 - 8 * i)));
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, &b)| n | (u32::from(b) << (16 - 8 * i)));
         for i in 0..4 {
             let sextet = (n >> (18 - 6 * i)) & 63;
-            text.push(if i <= chunk.len() { char::from(ALPHABET[sextet as usize]) } else { '=' });
+            text.push(if i <= chunk.len() {
+                char::from(ALPHABET[sextet as usize])
+            } else {
+                '='
+            });
         }
     }
     text
 }
 
 fn authority(uri: &Uri) -> String {
-    uri.authority().map(|authority| authority.to_string()).unwrap_or_default()
+    uri.authority()
+        .map(|authority| authority.to_string())
+        .unwrap_or_default()
 }
 
 fn content_type(response: &Response<Incoming>) -> String {
     let value = response.headers().get(header::CONTENT_TYPE);
-    let value = value.and_then(|value: &HeaderValue| value.to_str().ok()).unwrap_or_default();
-    value.split(';').next().unwrap_or_default().trim().to_ascii_lowercase()
+    let value = value
+        .and_then(|value: &HeaderValue| value.to_str().ok())
+        .unwrap_or_default();
+    value
+        .split(';')
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .to_ascii_lowercase()
 }
 
 /// A notification or an answer POSTed: 202 (or 200) is the only good news.
@@ -659,7 +774,10 @@ async fn accepted(name: &str, response: Response<Incoming>) -> Result<(), String
     }
     let body = read_all(response.into_body()).await.unwrap_or_default();
     let body = String::from_utf8_lossy(&body);
-    Err(format!("server {name} refused a message with HTTP {status}: {}", cut(body.trim())))
+    Err(format!(
+        "server {name} refused a message with HTTP {status}: {}",
+        cut(body.trim())
+    ))
 }
 
 async fn read_all(mut body: Incoming) -> Result<Vec<u8>, String> {
@@ -701,17 +819,31 @@ mod tests {
     #[test]
     fn names_are_encoded_as_the_spec_shows() {
         assert_eq!(header_name("get_weather"), "get_weather");
-        assert_eq!(header_name("Hello, 世界"), "=?base64?SGVsbG8sIOS4lueVjA==?=");
+        assert_eq!(
+            header_name("Hello, 世界"),
+            "=?base64?SGVsbG8sIOS4lueVjA==?="
+        );
         assert_eq!(header_name(" padded "), "=?base64?IHBhZGRlZCA=?=");
         assert_eq!(header_name("line1\nline2"), "=?base64?bGluZTEKbGluZTI=?=");
-        assert_eq!(header_name("=?base64?literal?="), "=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?=");
+        assert_eq!(
+            header_name("=?base64?literal?="),
+            "=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?="
+        );
     }
 
     #[test]
     fn bad_frames_are_named() {
         assert!(classify("{").unwrap_err().starts_with("not JSON"));
-        assert!(classify("[]").unwrap_err().starts_with("not a JSON-RPC object"));
-        assert!(classify(r#"{"id":1,"result":{}}"#).unwrap_err().contains("jsonrpc"));
+        assert!(
+            classify("[]")
+                .unwrap_err()
+                .starts_with("not a JSON-RPC object")
+        );
+        assert!(
+            classify(r#"{"id":1,"result":{}}"#)
+                .unwrap_err()
+                .contains("jsonrpc")
+        );
         let both = r#"{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1}}"#;
         assert!(classify(both).unwrap_err().contains("not both"));
     }
