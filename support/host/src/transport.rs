@@ -159,6 +159,8 @@ enum Kind {
 struct Http {
     uri: Uri,
     session: Mutex<Option<String>>,
+    /// The 2025-era revision agreed in initialize, for a resuming GET.
+    agreed: Mutex<Option<String>>,
 }
 
 /// A request sent: its messages, as they come.
@@ -232,6 +234,7 @@ impl Link {
                 Kind::Http(Arc::new(Http {
                     uri,
                     session: Mutex::new(None),
+                    agreed: Mutex::new(None),
                 }))
             }
             _ => spawn(name, command)?,
@@ -280,6 +283,9 @@ impl Link {
     /// The revision initialize agreed on: later 2025-era HTTP requests name it.
     pub fn agreed(&self, version: &str) {
         *self.version.lock().unwrap() = Some(version.to_string());
+        if let Kind::Http(http) = &self.kind {
+            *http.agreed.lock().unwrap() = Some(version.to_string());
+        }
     }
 
     /// Sends a request; its messages come through the `Call`.
@@ -767,6 +773,9 @@ impl Http {
             .header("Last-Event-ID", last);
         if let Some(session) = self.session.lock().unwrap().clone() {
             request = request.header("Mcp-Session-Id", session);
+        }
+        if let Some(version) = self.agreed.lock().unwrap().clone() {
+            request = request.header("MCP-Protocol-Version", version);
         }
         request
             .body(Full::new(Bytes::new()))
