@@ -17,9 +17,11 @@
 //! its reply is resumed with a GET and `Last-Event-ID`, after the `retry:`
 //! the server set. 2025-11-25 requests after initialize carry
 //! `MCP-Protocol-Version`; a 2026-07-28 request (its `_meta` names the
-//! revision) carries that version, `Mcp-Method` and, for `tools/call`,
-//! `prompts/get` and `resources/read`, `Mcp-Name` (base64-encoded when a
-//! header cannot carry it plainly: Streamable HTTP, "Value Encoding"). At
+//! revision) carries that version. Every message with a method carries
+//! `Mcp-Method` and, for `tools/call`, `prompts/get` and `resources/read`,
+//! `Mcp-Name` (base64-encoded when a header cannot carry it plainly:
+//! Streamable HTTP, "Value Encoding"); 2026-07-28 asks for them, a
+//! 2025-11-25 server ignores them. At
 //! shutdown a 2025-11-25 session is ended with a DELETE.
 
 use std::collections::HashMap;
@@ -738,24 +740,25 @@ impl Http {
         if let Some(session) = self.session.lock().unwrap().clone() {
             request = request.header("Mcp-Session-Id", session);
         }
+        // Mcp-Method and Mcp-Name on every message that has them (2026-07-28
+        // asks for them on all requests and notifications; a 2025-11-25
+        // server ignores them); the version: the body's, or the agreed one.
         let method = frame["method"].as_str();
         let params = &frame["params"];
+        if let Some(method) = method {
+            request = request.header("Mcp-Method", method);
+        }
+        let name = match method {
+            Some("tools/call" | "prompts/get") => params["name"].as_str(),
+            Some("resources/read") => params["uri"].as_str(),
+            _ => None,
+        };
+        if let Some(name) = name {
+            request = request.header("Mcp-Name", header_name(name));
+        }
         let modern = params["_meta"]["io.modelcontextprotocol/protocolVersion"].as_str();
         match (modern, agreed) {
-            (Some(version), _) => {
-                request = request.header("MCP-Protocol-Version", version);
-                if let Some(method) = method {
-                    request = request.header("Mcp-Method", method);
-                }
-                let name = match method {
-                    Some("tools/call" | "prompts/get") => params["name"].as_str(),
-                    Some("resources/read") => params["uri"].as_str(),
-                    _ => None,
-                };
-                if let Some(name) = name {
-                    request = request.header("Mcp-Name", header_name(name));
-                }
-            }
+            (Some(version), _) => request = request.header("MCP-Protocol-Version", version),
             (None, Some(version)) if method != Some("initialize") => {
                 request = request.header("MCP-Protocol-Version", version);
             }
