@@ -1,9 +1,10 @@
 //! ch15-conformance-client: what the official conformance suite's client
 //! scenarios run (`conformance client --command CMD --scenario X`). The
 //! suite appends the server's URL to CMD and names the scenario in
-//! `MCP_CONFORMANCE_SCENARIO`; the client connects, finds the era with
-//! chapter 15's own `discover.rs` (compiled here as it is), lists the
-//! tools, calls each one with arguments made from its schema, answers
+//! `MCP_CONFORMANCE_SCENARIO` (and its data in `MCP_CONFORMANCE_CONTEXT`);
+//! the client connects, finds the era with chapter 15's own `discover.rs`
+//! (compiled here as it is), lists the tools, makes the calls the scenario
+//! wants (by default each tool, with arguments made from its schema), answers
 //! what the server asks (a form accepted with its defaults, a canned
 //! sampling reply, no roots), retries input-required results with the state
 //! unchanged, and ends the session. The learner never needs to read this.
@@ -33,7 +34,7 @@ async fn main() -> ExitCode {
     };
     let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
     eprintln!("ch15-conformance-client: scenario {scenario:?}, server {url}");
-    match run(&url).await {
+    match run(&url, &scenario).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
             eprintln!("ch15-conformance-client: {err}");
@@ -42,22 +43,13 @@ async fn main() -> ExitCode {
     }
 }
 
-async fn run(url: &str) -> Result<(), String> {
+async fn run(url: &str, scenario: &str) -> Result<(), String> {
     let link = Link::open("server", &[url.to_string()], Duration::from_secs(30), true)?;
     let capabilities = discover::capabilities(true);
     let server = discover::open("server", link, &capabilities, false).await?;
-    let tools = server.tools.clone();
     let mut outcome = Ok(());
-    for tool in &tools {
-        let name = tool["name"].as_str().unwrap_or_default();
-        match call(
-            &server,
-            &capabilities,
-            name,
-            arguments(&tool["inputSchema"]),
-        )
-        .await
-        {
+    for (name, arguments) in calls(scenario, &server.tools) {
+        match call(&server, &capabilities, &name, arguments).await {
             Ok(result) => println!("tool {name}: {}", result["content"]),
             Err(err) => {
                 eprintln!("tool {name}: {err}");
@@ -67,6 +59,47 @@ async fn run(url: &str) -> Result<(), String> {
     }
     server.link.shutdown().await;
     outcome
+}
+
+/// The calls a scenario wants: those `MCP_CONFORMANCE_CONTEXT` names
+/// (`toolCalls`), the schema echo of json-schema-2020-12-preservation,
+/// none for json-schema-ref-no-deref (listing is the test), else every
+/// tool with arguments made from its schema.
+fn calls(scenario: &str, tools: &[Value]) -> Vec<(String, Value)> {
+    let context: Value = std::env::var("MCP_CONFORMANCE_CONTEXT")
+        .ok()
+        .and_then(|text| serde_json::from_str(&text).ok())
+        .unwrap_or_default();
+    if let Some(calls) = context["toolCalls"].as_array() {
+        let named = calls.iter().filter_map(|call| {
+            Some((
+                call["name"].as_str()?.to_string(),
+                call["arguments"].clone(),
+            ))
+        });
+        return named.collect();
+    }
+    let schema_of = |name: &str| {
+        tools
+            .iter()
+            .find(|tool| tool["name"] == name)
+            .map(|tool| tool["inputSchema"].clone())
+    };
+    match scenario {
+        "json-schema-ref-no-deref" => Vec::new(),
+        "json-schema-2020-12-preservation" => schema_of("json_schema_2020_12_tool")
+            .map(|schema| vec![("json_schema_echo".to_string(), json!({ "schema": schema }))])
+            .unwrap_or_default(),
+        _ => tools
+            .iter()
+            .map(|tool| {
+                (
+                    tool["name"].as_str().unwrap_or_default().to_string(),
+                    arguments(&tool["inputSchema"]),
+                )
+            })
+            .collect(),
+    }
 }
 
 /// Arguments for a tool, from its schema: every property, a value of its
