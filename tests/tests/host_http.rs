@@ -475,3 +475,39 @@ fn progress_resets_the_timeout_of_its_call() {
     let stdout = host_waiting(&url, "mcp__web__publish", json!({}), 300);
     assert!(stdout.contains("-> Published d1, slowly."), "{stdout}");
 }
+
+#[test]
+fn x_mcp_header_arguments_are_mirrored_and_an_invalid_tool_left_out() {
+    let handler = |seen: &Seen, all: &[Seen]| {
+        if seen.rpc() != "tools/list" {
+            return modern(seen, all, false);
+        }
+        let tools = json!([
+            { "name": "publish", "inputSchema": { "type": "object", "properties": {
+                "draft": { "type": "string", "x-mcp-header": "Draft" } } } },
+            { "name": "bad", "inputSchema": { "type": "object", "properties": {
+                "where": { "type": "object", "x-mcp-header": "Where" } } } }
+        ]);
+        json_reply(modern_result(
+            &seen.body["id"],
+            json!({ "tools": tools, "ttlMs": 0, "cacheScope": "private" }),
+        ))
+    };
+    let (url, log) = fake(Arc::new(handler));
+    let stdout = host(
+        &url,
+        "mcp__web__publish",
+        json!({ "elicitation": [{ "action": "accept", "content": {} }] }),
+    );
+    assert!(
+        stdout.contains("tool mcp__web__publish (server web"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("mcp__web__bad"), "{stdout}");
+    let seen = log.0.lock().unwrap().clone();
+    let call = seen
+        .iter()
+        .find(|s| s.rpc() == "tools/call")
+        .expect("a call");
+    assert_eq!(call.header("mcp-param-draft"), Some("d1"));
+}
