@@ -70,9 +70,10 @@ async fn era(link: &Link, capabilities: &Value) -> Result<(String, Value, String
     // that era, serverInfo from the result's _meta
     // ("io.modelcontextprotocol/serverInfo"), how "server/discover". A
     // result without it, or an error reply (an old server: -32601, or HTTP
-    // 404/400 as data.httpStatus): say why in `how` and fall back to
-    // `initialize(link, capabilities, why)`. (Only a failure to talk at
-    // all is an Err before this point.)
+    // 404/400 as data.httpStatus): fall back to `initialize(link,
+    // capabilities, why)`, `why` one of "server/discover lists no
+    // 2026-07-28", "server/discover: HTTP {status}", "server/discover:
+    // {code} {message}". (A failure to talk at all was an Err above.)
     let _ = (answer, initialize, MODERN);
     Err("TODO(ch15/discover)".to_string())
     // END(ch15/discover)
