@@ -76,6 +76,16 @@ pub enum Event<'a> {
         agent_type: &'a str,
         transcript: &'a Path,
     },
+    /// Chapter 15: an MCP server asks the user (`elicitation/create`, or
+    /// an `inputRequests` entry): its name and the request's params.
+    Elicitation { server: &'a str, params: &'a Value },
+    /// Chapter 15: the user answered (`response`, an ElicitResult), before
+    /// the answer goes to the server.
+    ElicitationResult {
+        server: &'a str,
+        params: &'a Value,
+        response: &'a Value,
+    },
 }
 // ANCHOR_END: event
 
@@ -90,6 +100,8 @@ impl Event<'_> {
             Event::PostToolUseFailure { .. } => "PostToolUseFailure",
             Event::Stop { .. } => "Stop",
             Event::SubagentStop { .. } => "SubagentStop",
+            Event::Elicitation { .. } => "Elicitation",
+            Event::ElicitationResult { .. } => "ElicitationResult",
         }
     }
 
@@ -102,6 +114,10 @@ impl Event<'_> {
             | Event::PostToolUse { call, .. }
             | Event::PostToolUseFailure { call, .. } => Some(&call.name),
             Event::SubagentStop { agent_type, .. } => Some(agent_type),
+            // Claude Code's elicitation hooks match the MCP server's name.
+            Event::Elicitation { server, .. } | Event::ElicitationResult { server, .. } => {
+                Some(server)
+            }
             Event::UserPromptSubmit { .. } | Event::Stop { .. } => None,
         }
     }
@@ -155,6 +171,22 @@ impl Event<'_> {
                 fields["agent_transcript_path"] = json!(transcript);
                 fields
             }
+            Event::Elicitation { server, params } => elicitation_fields(server, params),
+            Event::ElicitationResult {
+                server,
+                params,
+                response,
+            } => {
+                let mut fields = json!({ "mcp_server_name": server });
+                fields["action"] = response["action"].clone();
+                copy_present(
+                    &mut fields,
+                    params,
+                    &[("mode", "mode"), ("elicitationId", "elicitation_id")],
+                );
+                copy_present(&mut fields, response, &[("content", "content")]);
+                fields
+            }
         };
         if let Value::Object(fields) = fields {
             common.extend(fields);
@@ -168,6 +200,29 @@ impl Event<'_> {
 /// with (a PreToolUse hook's `updatedInput` may have replaced the model's).
 fn tool_fields(call: &ToolUse, input: &Value) -> Value {
     json!({ "tool_name": call.name, "tool_input": input, "tool_use_id": call.id })
+}
+
+/// Elicitation's input (Claude Code's hooks reference): the server's name,
+/// the message, and when present the mode, URL, elicitation id and schema.
+fn elicitation_fields(server: &str, params: &Value) -> Value {
+    let mut fields = json!({ "mcp_server_name": server, "message": params["message"] });
+    let optional = [
+        ("mode", "mode"),
+        ("url", "url"),
+        ("elicitationId", "elicitation_id"),
+        ("requestedSchema", "requested_schema"),
+    ];
+    copy_present(&mut fields, params, &optional);
+    fields
+}
+
+/// Copies each `(from, to)` field of `source` that is present.
+fn copy_present(fields: &mut Value, source: &Value, names: &[(&str, &str)]) {
+    for (from, to) in names {
+        if let Some(value) = source.get(*from) {
+            fields[*to] = value.clone();
+        }
+    }
 }
 
 fn stop_fields(active: bool, answer: &str) -> Value {
@@ -211,6 +266,12 @@ pub struct Specific {
     pub updated_input: Option<Map<String, Value>>,
     #[serde(deserialize_with = "lenient")]
     pub additional_context: Option<String>,
+    /// Elicitation, ElicitationResult: `accept`, `decline` or `cancel`.
+    #[serde(deserialize_with = "lenient")]
+    pub action: Option<String>,
+    /// Elicitation, ElicitationResult: the form's answers with `accept`.
+    #[serde(deserialize_with = "lenient")]
+    pub content: Option<Map<String, Value>>,
 }
 
 impl Answer {
@@ -234,6 +295,8 @@ impl Answer {
             permission_decision_reason: None,
             updated_input: None,
             additional_context: None,
+            action: None,
+            content: None,
         };
         self.hook_specific_output.as_ref().unwrap_or(&NONE)
     }
@@ -337,6 +400,21 @@ impl Answer {
             let input = Value::Object(input.clone());
             parts.push(format!("updated input: {input}"));
             said.updated_input = Some(input);
+        }
+        // An elicitation hook's answer (`action`, `content`) is the response
+        // to send: it travels in `updated_input`'s place, so chapter 11's
+        // hooks.rs folds it unchanged (the last hook's answer wins).
+        let elicitation = matches!(
+            event,
+            Event::Elicitation { .. } | Event::ElicitationResult { .. }
+        );
+        if let (true, Some(action)) = (elicitation, &specific.action) {
+            let mut response = json!({ "action": action });
+            if let Some(content) = &specific.content {
+                response["content"] = Value::Object(content.clone());
+            }
+            parts.push(format!("answer: {response}"));
+            said.updated_input = Some(response);
         }
         if let Some(context) = &specific.additional_context {
             parts.push(format!("context: {context}"));

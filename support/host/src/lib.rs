@@ -12,6 +12,9 @@ extern crate self as wire_host;
 /// Agent files as Claude Code reads them, for chapter 9 on (not generated:
 /// format plumbing, no chapter's lesson).
 pub mod agents;
+/// Chapter 15's answers to a server that asks: the terminal, an answers
+/// file, the roots, sampling's shapes (not generated: plumbing).
+pub mod ask;
 /// Chapter 10's `Bash` tool, the thing its hooks fence (not generated: no
 /// chapter teaches it).
 pub mod bash;
@@ -31,6 +34,8 @@ pub mod files;
 /// Markdown with YAML frontmatter, split at its `---` lines (not
 /// generated: format plumbing of SKILL.md and agent files).
 pub mod frontmatter;
+/// Chapter 11: hooks around the loop, what their answers mean.
+pub mod hooks;
 /// Chapter 6: several servers and one merged catalogue.
 pub mod host;
 /// Chapter 9: the parallel join of subagents.
@@ -45,6 +50,9 @@ pub mod model;
 /// Protective code of chapter 10's Bash tool and hooks, no chapter's lesson:
 /// commands with a deadline, a process group and bounded output.
 pub mod process;
+/// Chapter 15's servers on their links, and their catalogue (not
+/// generated: bookkeeping, chapter 6's host again).
+pub mod remote;
 /// MCP resources as a tool the model can call, from chapter 9 on (not
 /// generated: a harness tool the chapter offers but does not teach).
 pub mod resource_tool;
@@ -64,6 +72,9 @@ pub mod skill_tools;
 pub mod skills;
 /// Chapter 7: what a request costs, in tokens.
 pub mod tokens;
+/// Chapter 15's client connection, over stdio or Streamable HTTP (not
+/// generated: transport plumbing, no chapter's lesson).
+pub mod transport;
 /// Text inside the XML tags a model reads (not generated: format plumbing).
 pub mod xml;
 /// strictyaml's subset of YAML (not generated: a guard, not a lesson).

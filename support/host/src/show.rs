@@ -34,6 +34,13 @@ pub fn servers_and_tools(host: &Host) {
 /// Chapter 8 on; chapter 8 passes no agents.
 pub fn introduce(host: &Host, skills: &[&str], agents: &[&str], catalogue: &str, prompt: &str) {
     servers_and_tools(host);
+    introduce_rest(skills, agents, catalogue, prompt);
+}
+
+/// What `introduce` prints after the servers and tools: for a harness
+/// whose servers are not chapter 6's `Host` (chapter 15's print
+/// themselves, `remote::Servers::show`).
+pub fn introduce_rest(skills: &[&str], agents: &[&str], catalogue: &str, prompt: &str) {
     for skill in skills {
         println!("skill {skill}");
     }

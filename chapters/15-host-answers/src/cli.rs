@@ -1,0 +1,158 @@
+//! The command line as a struct (clap's derive): each field is an option,
+//! its doc comment its line in `--help`. The servers' options are every
+//! harness chapter's (`wire_host::cli`); chapter 7 added the model's,
+//! chapter 8 the skills', chapter 9 the agents' and their limits, chapter
+//! 11 the hooks' settings and where the tools run, this chapter how a
+//! server's questions are answered.
+
+use std::path::PathBuf;
+
+use clap::Parser;
+use wire_host::ask::Answers;
+use wire_host::cli::{self, HookArgs, HookOptions, ServerArgs};
+use wire_host::connection::Options;
+use wire_host::host::ServerConfig;
+use wire_host::model::{self, Model};
+
+use crate::PROGRAM;
+
+/// The demo script, built into the binary so the demo needs no files.
+const DEMO_SCRIPT: &str = include_str!("../scripts/answers-demo.json");
+/// The demo's scripted answers: the user declines the form.
+const DEMO_ANSWERS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/answers.json");
+/// The chapter's own skills, used when no `--skills` is given.
+const DEFAULT_SKILLS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/skills");
+/// The chapter's own agents, used when no `--agents` is given.
+const DEFAULT_AGENTS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/agents");
+
+const ABOUT: &str = "ch15-host-answers: chapter 11's agent loop, as a client of both MCP eras\n\
+    (2026-07-28 found by server/discover, else initialize) over stdio or\n\
+    Streamable HTTP (--server NAME=http://...), that answers a server that\n\
+    asks: a form for the user, sampling by the model once approved, roots.\n\n\
+    With no arguments it runs a scripted demo: the model publishes a draft on\n\
+    chapter 14's server, the server asks for confirmation, the scripted answer\n\
+    declines, and nothing is published; no network.";
+
+#[derive(Parser)]
+#[command(name = PROGRAM, bin_name = PROGRAM, about = ABOUT, after_help = cli::MODEL_ENVIRONMENT)]
+struct Args {
+    #[command(flatten)]
+    servers: ServerArgs,
+    /// A scripted model: replies from a JSON file (default: scripts/answers-demo.json)
+    #[arg(long, value_name = "PATH")]
+    script: Option<String>,
+    /// A real model over HTTP instead (also WIRE_MODEL)
+    #[arg(long, value_name = "NAME")]
+    model: Option<String>,
+    /// Give up after N model turns
+    #[arg(long, value_name = "N", default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
+    max_turns: u32,
+    /// Load the skills in DIR's subfolders (repeatable; default: this
+    /// chapter's skills/ folder)
+    #[arg(long = "skills", value_name = "DIR")]
+    skill_folders: Vec<PathBuf>,
+    /// Load the agent files (*.md) under DIR (repeatable; default: this
+    /// chapter's agents/ folder)
+    #[arg(long = "agents", value_name = "DIR")]
+    agent_folders: Vec<PathBuf>,
+    /// Levels of subagents below the main conversation (1: subagents get no
+    /// Agent tool; 0: none)
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    max_depth: u32,
+    /// Subagents of one reply that run at once
+    #[arg(long, value_name = "N", default_value_t = 4)]
+    max_concurrent: usize,
+    #[command(flatten)]
+    hooks: HookArgs,
+    /// Scripted answers to servers' questions (JSON: "elicitation" and
+    /// "sampling" lists); without it, a terminal asks, else declines
+    #[arg(long, value_name = "FILE")]
+    answers: Option<PathBuf>,
+    /// A folder servers may see, as a root (repeatable; default: the
+    /// working folder)
+    #[arg(long = "root", value_name = "DIR")]
+    roots: Vec<PathBuf>,
+    /// Do not offer sampling to servers
+    #[arg(long)]
+    no_sampling: bool,
+    /// Skip server/discover: initialize every server (for servers that
+    /// fail on a request before initialize)
+    #[arg(long)]
+    legacy: bool,
+    /// What to ask (default: the script's prompt)
+    prompt: Vec<String>,
+}
+
+pub struct Cli {
+    pub servers: Vec<ServerConfig>,
+    pub skill_folders: Vec<PathBuf>,
+    pub agent_folders: Vec<PathBuf>,
+    pub model: Model,
+    pub prompt: String,
+    pub max_turns: u32,
+    pub max_depth: u32,
+    pub max_concurrent: usize,
+    pub options: Options,
+    pub hooks: HookOptions,
+    pub answers: Answers,
+    /// `--legacy`: no server/discover probe.
+    pub legacy: bool,
+}
+
+/// The command line, or the exit status to end with: 0 after `--help`, 2
+/// after a usage error (one line on stderr).
+pub fn parse() -> Result<Cli, std::process::ExitCode> {
+    let demo = std::env::args_os().len() == 1;
+    let args = Args::try_parse().map_err(|err| cli::usage(PROGRAM, err))?;
+    resolve(args, demo).map_err(|err| cli::refuse(PROGRAM, &err))
+}
+
+fn resolve(args: Args, demo: bool) -> Result<Cli, String> {
+    let hooks = args.hooks.resolve(None)?;
+    let answers = args.answers.or(demo.then(|| PathBuf::from(DEMO_ANSWERS)));
+    let answers = Answers::load(answers.as_deref(), args.roots, !args.no_sampling)?;
+    let skill_folders = cli::folders("--skills", args.skill_folders, DEFAULT_SKILLS)?;
+    let agent_folders = cli::folders("--agents", args.agent_folders, DEFAULT_AGENTS)?;
+    if args.max_concurrent == 0 {
+        return Err("--max-concurrent 0: at least one subagent must be able to run".to_string());
+    }
+    let model_name = cli::model_name(args.model);
+    // A real model only when one is named: a key in the environment alone
+    // never sends anything anywhere.
+    let (mut model, script_prompt) = match (model_name, args.script) {
+        (Some(name), _) => (model::from_env(&name)?, String::new()),
+        (None, Some(path)) => {
+            let text = std::fs::read_to_string(&path)
+                .map_err(|err| format!("cannot read script {path}: {err}"))?;
+            cli::scripted(&path, &text)?
+        }
+        (None, None) => cli::scripted("scripts/answers-demo.json", DEMO_SCRIPT)?,
+    };
+    model.trace = args.servers.trace;
+    let prompt = match args.prompt.is_empty() {
+        true => script_prompt,
+        false => args.prompt.join(" "),
+    };
+    if prompt.is_empty() {
+        return Err("give a prompt: ch15-host-answers --model NAME What is 2 + 3?".to_string());
+    }
+    Ok(Cli {
+        servers: args.servers.configs(demo.then(demo_server))?,
+        options: args.servers.options(),
+        skill_folders,
+        agent_folders,
+        model,
+        prompt,
+        max_turns: args.max_turns,
+        max_depth: args.max_depth,
+        max_concurrent: args.max_concurrent,
+        hooks,
+        answers,
+        legacy: args.legacy,
+    })
+}
+
+/// The demo's server: chapter 14's, on stdio.
+fn demo_server() -> ServerConfig {
+    cli::chapter_server("drafts", "ch14-asking-solution", &[])
+}

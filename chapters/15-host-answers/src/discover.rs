@@ -1,0 +1,111 @@
+//! Opening a server: which era it speaks. A client of 2026-07-28 asks
+//! first (`server/discover`, with its `_meta`, no handshake); a server of
+//! an older revision answers that with an error, and the client falls back
+//! to chapter 2's handshake, `initialize`, asking for 2025-11-25 and
+//! living with 2025-06-18 if that is what the server chooses.
+
+use serde_json::{Value, json};
+use wire_host::remote::{Server, client_info, list_tools, modern_meta};
+use wire_host::transport::{Link, MODERN};
+
+/// The revisions `initialize` asks for and accepts, newest first.
+const LEGACY: [&str; 2] = ["2025-11-25", "2025-06-18"];
+
+/// What this client can answer, in both eras: a form, the roots, and
+/// (unless `--no-sampling`) the model.
+pub fn capabilities(sampling: bool) -> Value {
+    let mut capabilities = json!({ "elicitation": {}, "roots": {} });
+    if sampling {
+        capabilities["sampling"] = json!({});
+    }
+    capabilities
+}
+
+/// The params of a request to `server`: in 2026-07-28 with `_meta`.
+pub fn params(server: &Server, capabilities: &Value, mut params: Value) -> Value {
+    if server.era == MODERN {
+        params["_meta"] = modern_meta(capabilities);
+    }
+    params
+}
+
+/// Opens the link, finds the era (`legacy`: initialize, no probe), lists
+/// the tools; says the era on stdout.
+pub async fn open(
+    name: &str,
+    link: Link,
+    capabilities: &Value,
+    legacy: bool,
+) -> Result<Server, String> {
+    let found = match legacy {
+        true => initialize(&link, capabilities, "--legacy".to_string()).await,
+        false => era(&link, capabilities).await,
+    };
+    let (era, info, how) = match found {
+        Ok(found) => found,
+        Err(err) => {
+            link.shutdown().await;
+            return Err(err);
+        }
+    };
+    println!("era {name}: {era} ({how})");
+    let meta = (era == MODERN).then(|| modern_meta(capabilities));
+    let tools = list_tools(&link, meta.as_ref()).await?;
+    Ok(Server {
+        name: name.to_string(),
+        link,
+        era,
+        info,
+        tools,
+        meta,
+    })
+}
+
+// ANCHOR: era
+/// The era, the server's `serverInfo`, and how they were found.
+async fn era(link: &Link, capabilities: &Value) -> Result<(String, Value, String), String> {
+    let probe = json!({ "_meta": modern_meta(capabilities) });
+    let answer = link.request_raw("server/discover", Some(probe)).await?;
+    // TODO(ch15/discover): a result whose supportedVersions holds MODERN:
+    // that era, serverInfo from the result's _meta
+    // ("io.modelcontextprotocol/serverInfo"), how "server/discover". A
+    // result without it, or an error reply (an old server: -32601, or HTTP
+    // 404/400 as data.httpStatus): fall back to `initialize(link,
+    // capabilities, why)`, `why` one of "server/discover lists no
+    // 2026-07-28", "server/discover: HTTP {status}", "server/discover:
+    // {code} {message}". (A failure to talk at all was an Err above.)
+    let _ = (answer, initialize, MODERN);
+    Err("TODO(ch15/discover)".to_string())
+    // END(ch15/discover)
+}
+// ANCHOR_END: era
+
+/// Chapter 2's handshake: `initialize`, a check of the version the server
+/// chose, `notifications/initialized`; later HTTP requests name the version.
+async fn initialize(
+    link: &Link,
+    capabilities: &Value,
+    why: String,
+) -> Result<(String, Value, String), String> {
+    let params = json!({
+        "protocolVersion": LEGACY[0],
+        "capabilities": capabilities,
+        "clientInfo": client_info(),
+    });
+    let result = link.request("initialize", Some(params)).await?;
+    let version = result["protocolVersion"].as_str().unwrap_or_default();
+    if !LEGACY.contains(&version) {
+        return Err(format!(
+            "server {} speaks MCP {version:?}; this client speaks {MODERN} and {}",
+            link.name,
+            LEGACY.join(" and ")
+        ));
+    }
+    link.agreed(version);
+    link.notify("notifications/initialized", None).await?;
+    Ok((
+        version.to_string(),
+        result["serverInfo"].clone(),
+        format!("{why}; initialize"),
+    ))
+}

@@ -1,0 +1,230 @@
+//! Chapter 15's servers, each on a `transport::Link`, and the merged
+//! catalogue: chapter 6's `Host` again, for links that may be HTTP and
+//! servers of either era. Support-own bookkeeping: the chapter decides how
+//! each server is opened (its era) and how a call is answered.
+
+use std::sync::Mutex;
+
+use serde_json::{Value, json};
+
+use crate::host::{Tool, qualified_name};
+use crate::transport::{Link, MODERN};
+
+/// The name this client gives itself, in initialize and in `_meta`.
+pub const CLIENT_NAME: &str = "wire-by-wire-client";
+
+/// One server, opened.
+pub struct Server {
+    pub name: String,
+    pub link: Link,
+    /// The revision it speaks: 2026-07-28, 2025-11-25 or 2025-06-18.
+    pub era: String,
+    /// Its `serverInfo` (2026-07-28: from the result's `_meta`).
+    pub info: Value,
+    /// The tools it listed first.
+    pub tools: Vec<Value>,
+    /// 2026-07-28: the `_meta` its requests carry, listings included.
+    pub meta: Option<Value>,
+}
+
+/// Every server, and one catalogue of their tools.
+#[derive(Default)]
+pub struct Servers {
+    /// In the order they were given, so output is stable.
+    pub servers: Vec<Server>,
+    /// Each server's tools as last listed, in the servers' order.
+    lists: Mutex<Vec<Vec<Value>>>,
+}
+
+impl Servers {
+    /// The servers, and the tools they listed.
+    pub fn new(servers: Vec<Server>) -> Servers {
+        let lists = servers.iter().map(|server| server.tools.clone()).collect();
+        Servers {
+            servers,
+            lists: Mutex::new(lists),
+        }
+    }
+
+    /// The merged catalogue, as the servers last listed their tools.
+    pub fn tools(&self) -> Vec<Tool> {
+        let lists = self.lists.lock().unwrap();
+        let mut tools = Vec::new();
+        for (server, list) in self.servers.iter().zip(lists.iter()) {
+            for definition in list {
+                let name = definition["name"].as_str().unwrap_or_default();
+                tools.push(Tool {
+                    qualified: qualified_name(&server.name, name),
+                    server: server.name.clone(),
+                    name: name.to_string(),
+                    definition: definition.clone(),
+                });
+            }
+        }
+        tools
+    }
+
+    /// The tool of this qualified name, and its server.
+    pub fn find(&self, qualified: &str) -> Result<(&Server, Tool), String> {
+        let tool = self
+            .tools()
+            .into_iter()
+            .find(|tool| tool.qualified == qualified)
+            .ok_or_else(|| format!("there is no tool named {qualified:?}"))?;
+        let server = self
+            .servers
+            .iter()
+            .find(|server| server.name == tool.server);
+        Ok((server.ok_or("the tool's server is gone")?, tool))
+    }
+
+    /// Lists again the tools of every server that sent
+    /// `notifications/tools/list_changed`; true when one did. A listing
+    /// that fails keeps the old list, and says so.
+    pub async fn refresh(&self) -> bool {
+        let mut changed = false;
+        for (index, server) in self.servers.iter().enumerate() {
+            if !server.link.tools_changed() {
+                continue;
+            }
+            match list_tools(&server.link, server.meta.as_ref()).await {
+                Ok(tools) => {
+                    println!(
+                        "  tools of {} listed again: {} now",
+                        server.name,
+                        tools.len()
+                    );
+                    self.lists.lock().unwrap()[index] = tools;
+                    changed = true;
+                }
+                Err(err) => eprintln!("[{}] listing the tools again failed: {err}", server.name),
+            }
+        }
+        changed
+    }
+
+    /// `server NAME: IMPLEMENTATION VERSION (ERA)` for each server, then a
+    /// line per tool, as `show::servers_and_tools` prints chapter 6's.
+    pub fn show(&self) {
+        for server in &self.servers {
+            let (name, version) = (&server.info["name"], &server.info["version"]);
+            let (name, version) = (
+                name.as_str().unwrap_or("?"),
+                version.as_str().unwrap_or("?"),
+            );
+            println!("server {}: {name} {version} ({})", server.name, server.era);
+        }
+        for tool in self.tools() {
+            println!(
+                "tool {} (server {}, tool {})",
+                tool.qualified, tool.server, tool.name
+            );
+        }
+    }
+
+    /// Ends every connection, one after the other.
+    pub async fn shutdown(self) {
+        for server in self.servers {
+            server.link.shutdown().await;
+        }
+    }
+}
+
+/// `clientInfo`: this client's name and version.
+pub fn client_info() -> Value {
+    json!({ "name": CLIENT_NAME, "version": env!("CARGO_PKG_VERSION") })
+}
+
+/// 2026-07-28's `_meta` of every request: the revision, who asks, and what
+/// it can answer.
+pub fn modern_meta(capabilities: &Value) -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": MODERN,
+        "io.modelcontextprotocol/clientInfo": client_info(),
+        "io.modelcontextprotocol/clientCapabilities": capabilities,
+    })
+}
+
+/// Whether `tool`'s `x-mcp-header` annotations (SEP-2243) are valid: each
+/// a non-empty header token, unique ignoring case, on a property of a
+/// primitive type. A tool with an invalid one is left out of the
+/// catalogue (said on stderr); a valid one's are handed to the link.
+fn mirrored(link: &Link, tool: &Value) -> bool {
+    let name = tool["name"].as_str().unwrap_or_default();
+    let empty = serde_json::Map::new();
+    let properties = tool["inputSchema"]["properties"]
+        .as_object()
+        .unwrap_or(&empty);
+    let mut params: Vec<(String, String)> = Vec::new();
+    for (property, schema) in properties {
+        let Some(header) = schema.get("x-mcp-header") else {
+            continue;
+        };
+        let token = |c: char| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c);
+        let problem = match header.as_str() {
+            None | Some("") => Some("is not a non-empty string"),
+            Some(text) if !text.chars().all(token) => Some("is not a header name"),
+            Some(text)
+                if params
+                    .iter()
+                    .any(|(_, seen)| seen.eq_ignore_ascii_case(text)) =>
+            {
+                Some("is used twice")
+            }
+            _ if !matches!(
+                schema["type"].as_str(),
+                Some("string" | "number" | "integer" | "boolean")
+            ) =>
+            {
+                Some("is on a property that is not a string, number or boolean")
+            }
+            _ => None,
+        };
+        if let Some(problem) = problem {
+            eprintln!(
+                "[{}] leaving out tool {name}: x-mcp-header of {property} {problem}",
+                link.name
+            );
+            return false;
+        }
+        params.push((
+            property.clone(),
+            header.as_str().unwrap_or_default().to_string(),
+        ));
+    }
+    if !params.is_empty() {
+        link.mirror_params(name, params);
+    }
+    true
+}
+
+/// A guard against a server that hands out cursors forever.
+const MAX_PAGES: usize = 100;
+
+/// Every page of `tools/list`; in 2026-07-28 each request with its `_meta`.
+pub async fn list_tools(link: &Link, meta: Option<&Value>) -> Result<Vec<Value>, String> {
+    let mut items = Vec::new();
+    let mut cursor: Option<String> = None;
+    for _ in 0..MAX_PAGES {
+        let mut params = json!({});
+        if let Some(cursor) = cursor {
+            params["cursor"] = json!(cursor);
+        }
+        if let Some(meta) = meta {
+            params["_meta"] = meta.clone();
+        }
+        let params = (params != json!({})).then_some(params);
+        let mut page = link.request("tools/list", params).await?;
+        match page.get_mut("tools").map(Value::take) {
+            Some(Value::Array(list)) => {
+                items.extend(list.into_iter().filter(|tool| mirrored(link, tool)))
+            }
+            _ => return Err("tools/list: the result has no tools list".into()),
+        }
+        cursor = match page.get("nextCursor") {
+            Some(Value::String(next)) => Some(next.clone()),
+            _ => return Ok(items),
+        };
+    }
+    Err(format!("tools/list: still more pages after {MAX_PAGES}"))
+}
