@@ -29,9 +29,19 @@ pub fn params(server: &Server, capabilities: &Value, mut params: Value) -> Value
     params
 }
 
-/// Opens the link, finds the era, lists the tools; says the era on stdout.
-pub async fn open(name: &str, link: Link, capabilities: &Value) -> Result<Server, String> {
-    let (era, info, how) = match era(&link, capabilities).await {
+/// Opens the link, finds the era (`legacy`: initialize, no probe), lists
+/// the tools; says the era on stdout.
+pub async fn open(
+    name: &str,
+    link: Link,
+    capabilities: &Value,
+    legacy: bool,
+) -> Result<Server, String> {
+    let found = match legacy {
+        true => initialize(&link, capabilities, "--legacy".to_string()).await,
+        false => era(&link, capabilities).await,
+    };
+    let (era, info, how) = match found {
         Ok(found) => found,
         Err(err) => {
             link.shutdown().await;

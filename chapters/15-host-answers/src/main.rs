@@ -67,7 +67,7 @@ async fn main() -> ExitCode {
     // on the blocking pool it overlaps the servers' start instead.
     let tokenizer = tokio::task::spawn_blocking(tokens::load);
     let capabilities = discover::capabilities(cli.answers.sampling);
-    let host = match start(cli.servers, cli.options, &capabilities).await {
+    let host = match start(cli.servers, cli.options, &capabilities, cli.legacy).await {
         Ok(host) => host,
         Err(err) => {
             eprintln!("{PROGRAM}: {err}");
@@ -89,13 +89,9 @@ async fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let mut answers = cli.answers;
-    if answers.roots.is_empty() {
-        answers.roots.push(session.workdir.clone()); // The default root.
-    }
     let mut harness = Harness {
         host,
-        answers,
+        answers: cli.answers.or_root(&session.workdir),
         skills,
         agents,
         model: cli.model,
@@ -123,6 +119,7 @@ async fn start(
     configs: Vec<host::ServerConfig>,
     options: Options,
     capabilities: &Value,
+    legacy: bool,
 ) -> Result<Servers, String> {
     let mut servers = Vec::new();
     for config in configs {
@@ -132,7 +129,7 @@ async fn start(
             options.timeout,
             options.trace,
         ) {
-            Ok(link) => discover::open(&config.name, link, capabilities).await,
+            Ok(link) => discover::open(&config.name, link, capabilities, legacy).await,
             Err(err) => Err(err),
         };
         match opened {

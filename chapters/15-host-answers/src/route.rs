@@ -42,7 +42,7 @@ pub async fn answer(
 async fn elicit(harness: &Harness, server: &str, params: &Value) -> Value {
     let event = Event::Elicitation { server, params };
     let (outcome, lines) = harness.hooks.fire(&event, None).await;
-    lines.iter().for_each(|line| println!("  {line}"));
+    lines.iter().for_each(|line| println!("{line}"));
     let (mut response, how) = match (outcome.block, outcome.updated_input) {
         (Some(_), _) => (
             json!({ "action": "decline" }),
@@ -57,7 +57,7 @@ async fn elicit(harness: &Harness, server: &str, params: &Value) -> Value {
                 response: &response,
             };
             let (outcome, lines) = harness.hooks.fire(&event, None).await;
-            lines.iter().for_each(|line| println!("  {line}"));
+            lines.iter().for_each(|line| println!("{line}"));
             match (outcome.block, outcome.updated_input) {
                 (Some(_), _) => (
                     json!({ "action": "decline" }),

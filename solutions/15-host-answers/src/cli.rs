@@ -75,6 +75,10 @@ struct Args {
     /// Do not offer sampling to servers
     #[arg(long)]
     no_sampling: bool,
+    /// Skip server/discover: initialize every server (for servers that
+    /// fail on a request before initialize)
+    #[arg(long)]
+    legacy: bool,
     /// What to ask (default: the script's prompt)
     prompt: Vec<String>,
 }
@@ -91,6 +95,8 @@ pub struct Cli {
     pub options: Options,
     pub hooks: HookOptions,
     pub answers: Answers,
+    /// `--legacy`: no server/discover probe.
+    pub legacy: bool,
 }
 
 /// The command line, or the exit status to end with: 0 after `--help`, 2
@@ -142,6 +148,7 @@ fn resolve(args: Args, demo: bool) -> Result<Cli, String> {
         max_concurrent: args.max_concurrent,
         hooks,
         answers,
+        legacy: args.legacy,
     })
 }
 

@@ -67,7 +67,7 @@ async fn main() -> ExitCode {
     // on the blocking pool it overlaps the servers' start instead.
     let tokenizer = tokio::task::spawn_blocking(tokens::load);
     let capabilities = discover::capabilities(cli.answers.sampling);
-    let host = match start(cli.servers, cli.options, &capabilities).await {
+    let host = match start(cli.servers, cli.options, &capabilities, cli.legacy).await {
         Ok(host) => host,
         Err(err) => {
             eprintln!("{PROGRAM}: {err}");
@@ -119,6 +119,7 @@ async fn start(
     configs: Vec<host::ServerConfig>,
     options: Options,
     capabilities: &Value,
+    legacy: bool,
 ) -> Result<Servers, String> {
     let mut servers = Vec::new();
     for config in configs {
@@ -128,7 +129,7 @@ async fn start(
             options.timeout,
             options.trace,
         ) {
-            Ok(link) => discover::open(&config.name, link, capabilities).await,
+            Ok(link) => discover::open(&config.name, link, capabilities, legacy).await,
             Err(err) => Err(err),
         };
         match opened {

@@ -138,7 +138,7 @@ pub struct Link {
 enum Kind {
     Stdio {
         stdin: Arc<tokio::sync::Mutex<Option<ChildStdin>>>,
-        child: tokio::sync::Mutex<Child>,
+        child: Box<tokio::sync::Mutex<Child>>,
     },
     Http(Arc<Http>),
 }
@@ -408,7 +408,7 @@ fn spawn(name: &str, command: &[String]) -> Result<Kind, String> {
     let stdin = Arc::new(tokio::sync::Mutex::new(child.stdin.take()));
     Ok(Kind::Stdio {
         stdin,
-        child: tokio::sync::Mutex::new(child),
+        child: Box::new(tokio::sync::Mutex::new(child)),
     })
 }
 

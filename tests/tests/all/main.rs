@@ -34,6 +34,8 @@ mod course;
 mod generated;
 #[path = "../hooks.rs"]
 mod hooks;
+#[path = "../host_http.rs"]
+mod host_http;
 #[path = "../http.rs"]
 mod http;
 #[path = "../http_limits.rs"]

@@ -1,0 +1,431 @@
+//! Chapter 15's host over Streamable HTTP, against a small fake server on
+//! 127.0.0.1:0 in this process (a transcript plays stdio servers only): what
+//! the host sends, headers included, and that it reads JSON and event-stream
+//! responses alike. 2026-07-28: `Mcp-Method`, `Mcp-Name` and the version
+//! header on every request, an input-required result read from a stream and
+//! answered by a retry. 2025-11-25: a 404 to `server/discover` is an old
+//! server, `initialize` follows; the session id is kept and sent back, the
+//! version header too; a server request in the call's stream is answered by
+//! a POST of its own; the session is DELETEd at the end. A stream that ends
+//! before its reply is resumed with `Last-Event-ID`.
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::PathBuf;
+use std::process::Command;
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use wire_tests::course::{self, Chapter};
+use wire_tests::run::target;
+
+/// One request the fake server got.
+#[derive(Clone, Debug)]
+struct Seen {
+    method: String,
+    /// Header names in lower case.
+    headers: BTreeMap<String, String>,
+    body: Value,
+}
+
+impl Seen {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers.get(name).map(String::as_str)
+    }
+    fn rpc(&self) -> &str {
+        self.body["method"].as_str().unwrap_or_default()
+    }
+}
+
+/// What the fake answers: a status, headers, and the body's parts. A
+/// `Wait` part holds the rest back until a POST whose body contains the
+/// text has arrived (the client's answer to a server request).
+enum Part {
+    Text(String),
+    Wait(&'static str),
+}
+
+struct Reply {
+    status: &'static str,
+    headers: Vec<(&'static str, String)>,
+    parts: Vec<Part>,
+}
+
+fn json_reply(body: Value) -> Reply {
+    let headers = vec![("Content-Type", "application/json".to_string())];
+    Reply {
+        status: "200 OK",
+        headers,
+        parts: vec![Part::Text(body.to_string())],
+    }
+}
+
+fn sse(parts: Vec<Part>) -> Reply {
+    let headers = vec![("Content-Type", "text/event-stream".to_string())];
+    Reply {
+        status: "200 OK",
+        headers,
+        parts,
+    }
+}
+
+fn status(status: &'static str) -> Reply {
+    Reply {
+        status,
+        headers: Vec::new(),
+        parts: Vec::new(),
+    }
+}
+
+fn event(message: Value) -> Part {
+    Part::Text(format!("event: message\ndata: {message}\n\n"))
+}
+
+type Log = Arc<(Mutex<Vec<Seen>>, Condvar)>;
+type Handler = Arc<dyn Fn(&Seen, &[Seen]) -> Reply + Send + Sync>;
+
+/// Serves `handler` on 127.0.0.1:0; returns the URL and the log.
+fn fake(handler: Handler) -> (String, Log) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let log: Log = Arc::default();
+    let shared = Arc::clone(&log);
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let (log, handler) = (Arc::clone(&shared), Arc::clone(&handler));
+            std::thread::spawn(move || serve(stream, &log, &*handler));
+        }
+    });
+    (url, log)
+}
+
+fn serve(stream: TcpStream, log: &Log, handler: &(dyn Fn(&Seen, &[Seen]) -> Reply + Send + Sync)) {
+    let mut reader = BufReader::new(stream.try_clone().unwrap());
+    let mut line = String::new();
+    reader.read_line(&mut line).unwrap();
+    let method = line.split(' ').next().unwrap_or_default().to_string();
+    let mut headers = BTreeMap::new();
+    loop {
+        let mut line = String::new();
+        reader.read_line(&mut line).unwrap();
+        let line = line.trim_end();
+        if line.is_empty() {
+            break;
+        }
+        let (name, value) = line.split_once(':').unwrap();
+        headers.insert(name.to_ascii_lowercase(), value.trim().to_string());
+    }
+    let length: usize = headers
+        .get("content-length")
+        .map_or(0, |n| n.parse().unwrap());
+    let mut body = vec![0; length];
+    reader.read_exact(&mut body).unwrap();
+    let body = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    let seen = Seen {
+        method,
+        headers,
+        body,
+    };
+    let reply = {
+        let mut seen_so_far = log.0.lock().unwrap();
+        seen_so_far.push(seen.clone());
+        log.1.notify_all();
+        handler(&seen, &seen_so_far)
+    };
+    let mut stream = stream;
+    let mut head = format!("HTTP/1.1 {}\r\nConnection: close\r\n", reply.status);
+    for (name, value) in &reply.headers {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
+    if reply.parts.is_empty() {
+        head.push_str("Content-Length: 0\r\n");
+    }
+    head.push_str("\r\n");
+    stream.write_all(head.as_bytes()).unwrap();
+    for part in reply.parts {
+        match part {
+            Part::Text(text) => {
+                let _ = stream.write_all(text.as_bytes());
+                let _ = stream.flush();
+            }
+            Part::Wait(text) => {
+                let (lock, arrived) = &**log;
+                let seen = lock.lock().unwrap();
+                let has = |seen: &Vec<Seen>| seen.iter().any(|s| s.body.to_string().contains(text));
+                let _ =
+                    arrived.wait_timeout_while(seen, Duration::from_secs(10), |seen| !has(seen));
+            }
+        }
+    }
+}
+
+/// A folder of this test's own, removed at the end.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new() -> Scratch {
+        static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let path = std::env::temp_dir().join(format!("wire-host-http-{}-{n}", std::process::id()));
+        std::fs::create_dir_all(&path).unwrap();
+        Scratch(path)
+    }
+    fn path(&self) -> &std::path::Path {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn binary() -> PathBuf {
+    let chapter = Chapter::find("15").expect("chapter 15 exists");
+    target::build(&chapter.solution_package()).unwrap_or_else(|err| panic!("{err}"))
+}
+
+/// Runs the host with a one-call script against `url`; returns its stdout.
+fn host(url: &str, tool: &str, answers: Value) -> String {
+    let dir = Scratch::new();
+    let call = json!({ "id": "msg_01", "type": "message", "role": "assistant", "model": "scripted",
+        "content": [{ "type": "tool_use", "id": "toolu_01", "name": tool, "input": { "draft": "d1" } }],
+        "stop_reason": "tool_use", "stop_sequence": null, "usage": { "input_tokens": 0, "output_tokens": 0 } });
+    let end = json!({ "id": "msg_02", "type": "message", "role": "assistant", "model": "scripted",
+        "content": [{ "type": "text", "text": "Done." }],
+        "stop_reason": "end_turn", "stop_sequence": null, "usage": { "input_tokens": 0, "output_tokens": 0 } });
+    let script = dir.path().join("script.json");
+    std::fs::write(
+        &script,
+        json!({ "prompt": "Publish d1.", "replies": [call, end] }).to_string(),
+    )
+    .unwrap();
+    let answers_file = dir.path().join("answers.json");
+    std::fs::write(&answers_file, answers.to_string()).unwrap();
+    let fixtures = course::root().join("tests/fixtures/hooks");
+    let output = Command::new(binary())
+        .arg("--server")
+        .arg(format!("web={url}"))
+        .arg("--script")
+        .arg(&script)
+        .arg("--answers")
+        .arg(&answers_file)
+        .arg("--skills")
+        .arg(fixtures.join("none"))
+        .arg("--agents")
+        .arg(fixtures.join("agents"))
+        .arg("--timeout-ms")
+        .arg("5000")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success(),
+        "the host failed:\n{stdout}\n{stderr}"
+    );
+    stdout
+}
+
+const TOOLS: &str = r#"[{"name":"publish","description":"Publishes a draft.","inputSchema":{"type":"object","properties":{"draft":{"type":"string"}}}}]"#;
+
+fn modern_result(id: &Value, mut result: Value) -> Value {
+    result["resultType"] = result
+        .get("resultType")
+        .cloned()
+        .unwrap_or(json!("complete"));
+    result["_meta"] =
+        json!({ "io.modelcontextprotocol/serverInfo": { "name": "fake-web", "version": "1.0.0" } });
+    json!({ "jsonrpc": "2.0", "id": id, "result": result })
+}
+
+fn modern(seen: &Seen, _: &[Seen], resume: bool) -> Reply {
+    let id = &seen.body["id"];
+    if seen.method == "GET" {
+        let done = modern_result(
+            &json!(3),
+            json!({ "content": [{ "type": "text", "text": "Published d1 (resumed)." }] }),
+        );
+        return sse(vec![event(done)]);
+    }
+    match seen.rpc() {
+        "server/discover" => json_reply(modern_result(
+            id,
+            json!({
+            "supportedVersions": ["2026-07-28"], "capabilities": { "tools": {} }, "ttlMs": 0, "cacheScope": "private" }),
+        )),
+        "tools/list" => json_reply(modern_result(
+            id,
+            json!({ "tools": serde_json::from_str::<Value>(TOOLS).unwrap(), "ttlMs": 0, "cacheScope": "private" }),
+        )),
+        "tools/call" if resume => sse(vec![Part::Text("id: e1\nretry: 50\ndata:\n\n".into())]),
+        "tools/call" if seen.body["params"].get("requestState").is_none() => {
+            let form = json!({ "message": "Publish d1?", "mode": "form",
+                "requestedSchema": { "type": "object", "properties": { "ok": { "type": "boolean" } } } });
+            let asked = modern_result(
+                id,
+                json!({ "resultType": "input_required",
+                "inputRequests": { "confirm": { "method": "elicitation/create", "params": form } },
+                "requestState": "state-1" }),
+            );
+            sse(vec![Part::Text("id: p1\ndata:\n\n".into()), event(asked)])
+        }
+        "tools/call" => json_reply(modern_result(
+            id,
+            json!({ "content": [{ "type": "text", "text": "Published d1." }] }),
+        )),
+        _ => status("404 Not Found"),
+    }
+}
+
+#[test]
+fn modern_headers_a_streamed_input_required_result_and_its_retry() {
+    let (url, log) = fake(Arc::new(|seen: &Seen, all: &[Seen]| {
+        modern(seen, all, false)
+    }));
+    let stdout = host(
+        &url,
+        "mcp__web__publish",
+        json!({ "elicitation": [{ "action": "accept", "content": { "ok": true } }] }),
+    );
+    assert!(
+        stdout.contains("era web: 2026-07-28 (server/discover)"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("tool mcp__web__publish {\"draft\":\"d1\"} -> Published d1."),
+        "{stdout}"
+    );
+    let seen = log.0.lock().unwrap().clone();
+    let calls: Vec<&Seen> = seen.iter().filter(|s| s.rpc() == "tools/call").collect();
+    assert_eq!(calls.len(), 2, "{seen:#?}");
+    for request in &seen {
+        assert_eq!(
+            request.header("mcp-protocol-version"),
+            Some("2026-07-28"),
+            "{request:?}"
+        );
+        assert_eq!(
+            request.header("mcp-method"),
+            Some(request.rpc()),
+            "{request:?}"
+        );
+        assert_eq!(
+            request.body["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"],
+            "2026-07-28"
+        );
+        assert!(request.header("mcp-session-id").is_none());
+    }
+    assert_eq!(calls[0].header("mcp-name"), Some("publish"));
+    let retry = &calls[1].body["params"];
+    assert_eq!(retry["requestState"], "state-1");
+    assert_eq!(
+        retry["inputResponses"]["confirm"],
+        json!({ "action": "accept", "content": { "ok": true } })
+    );
+    assert_ne!(
+        calls[0].body["id"], calls[1].body["id"],
+        "a retry is a new request"
+    );
+    assert!(seen.iter().all(|s| s.rpc() != "initialize"));
+}
+
+#[test]
+fn a_stream_that_ends_early_is_resumed_with_last_event_id() {
+    let (url, log) = fake(Arc::new(|seen: &Seen, all: &[Seen]| {
+        modern(seen, all, true)
+    }));
+    let stdout = host(&url, "mcp__web__publish", json!({}));
+    assert!(stdout.contains("-> Published d1 (resumed)."), "{stdout}");
+    let seen = log.0.lock().unwrap().clone();
+    let get = seen
+        .iter()
+        .find(|s| s.method == "GET")
+        .expect("a GET resumes the stream");
+    assert_eq!(get.header("last-event-id"), Some("e1"));
+    assert!(
+        get.header("accept")
+            .unwrap_or_default()
+            .contains("text/event-stream")
+    );
+}
+
+fn legacy(seen: &Seen, _: &[Seen]) -> Reply {
+    let id = &seen.body["id"];
+    let mut reply = match (seen.method.as_str(), seen.rpc()) {
+        ("DELETE", _) => status("200 OK"),
+        (_, "server/discover") => status("404 Not Found"),
+        (_, "initialize") => json_reply(json!({ "jsonrpc": "2.0", "id": id, "result": {
+            "protocolVersion": "2025-11-25", "capabilities": { "tools": {} },
+            "serverInfo": { "name": "fake-old", "version": "0.9.0" } } })),
+        (_, "tools/list") => json_reply(
+            json!({ "jsonrpc": "2.0", "id": id, "result": { "tools": serde_json::from_str::<Value>(TOOLS).unwrap() } }),
+        ),
+        (_, "tools/call") => {
+            let ask = json!({ "jsonrpc": "2.0", "id": 9, "method": "elicitation/create",
+                "params": { "message": "Publish d1?", "requestedSchema": { "type": "object", "properties": {} } } });
+            let done = json!({ "jsonrpc": "2.0", "id": id, "result": { "content": [{ "type": "text", "text": "Published d1 (2025-11-25)." }] } });
+            sse(vec![
+                Part::Text("id: s1\ndata:\n\n".into()),
+                event(ask),
+                Part::Wait("\"action\":\"accept\""),
+                event(done),
+            ])
+        }
+        _ => status("202 Accepted"),
+    };
+    if seen.rpc() == "initialize" {
+        reply.headers.push(("Mcp-Session-Id", "sess-1".to_string()));
+    }
+    reply
+}
+
+#[test]
+fn an_old_server_gets_initialize_a_session_and_its_request_answered() {
+    let (url, log) = fake(Arc::new(legacy));
+    let stdout = host(
+        &url,
+        "mcp__web__publish",
+        json!({ "elicitation": [{ "action": "accept", "content": {} }] }),
+    );
+    assert!(
+        stdout.contains("era web: 2025-11-25 (server/discover: HTTP 404; initialize)"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("-> Published d1 (2025-11-25)."), "{stdout}");
+    let seen = log.0.lock().unwrap().clone();
+    let after: Vec<&Seen> = seen
+        .iter()
+        .skip_while(|s| s.rpc() != "initialize")
+        .skip(1)
+        .collect();
+    assert!(!after.is_empty());
+    for request in &after {
+        assert_eq!(
+            request.header("mcp-session-id"),
+            Some("sess-1"),
+            "{request:?}"
+        );
+        if request.method == "POST" {
+            assert_eq!(
+                request.header("mcp-protocol-version"),
+                Some("2025-11-25"),
+                "{request:?}"
+            );
+            assert!(request.header("mcp-method").is_none(), "{request:?}");
+        }
+    }
+    let answer = seen
+        .iter()
+        .find(|s| s.body["id"] == 9 && s.body.get("result").is_some())
+        .expect("the answer");
+    assert_eq!(answer.body["result"]["action"], "accept");
+    assert_eq!(
+        seen.last().map(|s| s.method.as_str()),
+        Some("DELETE"),
+        "the session is ended"
+    );
+}
