@@ -45,6 +45,7 @@ impl Seen {
 enum Part {
     Text(String),
     Wait(&'static str),
+    Sleep(u64),
 }
 
 struct Reply {
@@ -150,6 +151,7 @@ fn serve(stream: TcpStream, log: &Log, handler: &(dyn Fn(&Seen, &[Seen]) -> Repl
                 let _ = stream.write_all(text.as_bytes());
                 let _ = stream.flush();
             }
+            Part::Sleep(ms) => std::thread::sleep(Duration::from_millis(ms)),
             Part::Wait(text) => {
                 let (lock, arrived) = &**log;
                 let seen = lock.lock().unwrap();
@@ -190,6 +192,11 @@ fn binary() -> PathBuf {
 
 /// Runs the host with a one-call script against `url`; returns its stdout.
 fn host(url: &str, tool: &str, answers: Value) -> String {
+    host_waiting(url, tool, answers, 5000)
+}
+
+/// As `host`, with `--timeout-ms timeout_ms`.
+fn host_waiting(url: &str, tool: &str, answers: Value, timeout_ms: u64) -> String {
     let dir = Scratch::new();
     let call = json!({ "id": "msg_01", "type": "message", "role": "assistant", "model": "scripted",
         "content": [{ "type": "tool_use", "id": "toolu_01", "name": tool, "input": { "draft": "d1" } }],
@@ -218,7 +225,7 @@ fn host(url: &str, tool: &str, answers: Value) -> String {
         .arg("--agents")
         .arg(fixtures.join("agents"))
         .arg("--timeout-ms")
-        .arg("5000")
+        .arg(timeout_ms.to_string())
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
@@ -428,4 +435,39 @@ fn an_old_server_gets_initialize_a_session_and_its_request_answered() {
         Some("DELETE"),
         "the session is ended"
     );
+}
+
+#[test]
+fn progress_resets_the_timeout_of_its_call() {
+    // Three progress events 200 ms apart, the reply 200 ms after the last:
+    // 600 ms in all, longer than the 300 ms timeout, which each progress
+    // event resets.
+    let handler = |seen: &Seen, all: &[Seen]| {
+        if seen.rpc() != "tools/call" {
+            return modern(seen, all, false);
+        }
+        let token = seen.body["params"]["_meta"]["progressToken"].clone();
+        let progress = |n: u32| {
+            event(
+                json!({ "jsonrpc": "2.0", "method": "notifications/progress",
+            "params": { "progressToken": token, "progress": n, "total": 3 } }),
+            )
+        };
+        let done = modern_result(
+            &seen.body["id"],
+            json!({ "content": [{ "type": "text", "text": "Published d1, slowly." }] }),
+        );
+        sse(vec![
+            progress(1),
+            Part::Sleep(200),
+            progress(2),
+            Part::Sleep(200),
+            progress(3),
+            Part::Sleep(200),
+            event(done),
+        ])
+    };
+    let (url, _log) = fake(Arc::new(handler));
+    let stdout = host_waiting(&url, "mcp__web__publish", json!({}), 300);
+    assert!(stdout.contains("-> Published d1, slowly."), "{stdout}");
 }

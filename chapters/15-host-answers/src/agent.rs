@@ -52,7 +52,14 @@ pub async fn run(
     // the first, every Stop is told stop_hook_active.
     let mut refusals = 0;
     let cap = context.cap;
+    let (main, mut fresh) = (context, None);
     for turn in 1..=cap {
+        // A server's tools changed (list_changed): the main conversation's
+        // next request offers the new catalogue (chapter 15).
+        if main.depth == 0 && harness.host.refresh().await {
+            fresh = Some(harness.main_context());
+        }
+        let context = fresh.as_ref().unwrap_or(main);
         let request = request_body(&context.model, &context.system, &context.tools, &messages);
         show_request(turn, &request, log);
         let reply = read_reply(&harness.model.send(&context.key, &request).await?, log)?;

@@ -57,6 +57,7 @@ pub async fn open(
         era,
         info,
         tools,
+        meta,
     })
 }
 

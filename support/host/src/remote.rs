@@ -3,6 +3,8 @@
 //! servers of either era. Support-own bookkeeping: the chapter decides how
 //! each server is opened (its era) and how a call is answered.
 
+use std::sync::Mutex;
+
 use serde_json::{Value, json};
 
 use crate::host::{Tool, qualified_name};
@@ -19,7 +21,10 @@ pub struct Server {
     pub era: String,
     /// Its `serverInfo` (2026-07-28: from the result's `_meta`).
     pub info: Value,
+    /// The tools it listed first.
     pub tools: Vec<Value>,
+    /// 2026-07-28: the `_meta` its requests carry, listings included.
+    pub meta: Option<Value>,
 }
 
 /// Every server, and one catalogue of their tools.
@@ -27,15 +32,26 @@ pub struct Server {
 pub struct Servers {
     /// In the order they were given, so output is stable.
     pub servers: Vec<Server>,
-    tools: Vec<Tool>,
+    /// Each server's tools as last listed, in the servers' order.
+    lists: Mutex<Vec<Vec<Value>>>,
 }
 
 impl Servers {
-    /// The servers, with their tools merged once.
+    /// The servers, and the tools they listed.
     pub fn new(servers: Vec<Server>) -> Servers {
+        let lists = servers.iter().map(|server| server.tools.clone()).collect();
+        Servers {
+            servers,
+            lists: Mutex::new(lists),
+        }
+    }
+
+    /// The merged catalogue, as the servers last listed their tools.
+    pub fn tools(&self) -> Vec<Tool> {
+        let lists = self.lists.lock().unwrap();
         let mut tools = Vec::new();
-        for server in &servers {
-            for definition in &server.tools {
+        for (server, list) in self.servers.iter().zip(lists.iter()) {
+            for definition in list {
                 let name = definition["name"].as_str().unwrap_or_default();
                 tools.push(Tool {
                     qualified: qualified_name(&server.name, name),
@@ -45,18 +61,14 @@ impl Servers {
                 });
             }
         }
-        Servers { servers, tools }
-    }
-
-    pub fn tools(&self) -> &[Tool] {
-        &self.tools
+        tools
     }
 
     /// The tool of this qualified name, and its server.
-    pub fn find(&self, qualified: &str) -> Result<(&Server, &Tool), String> {
+    pub fn find(&self, qualified: &str) -> Result<(&Server, Tool), String> {
         let tool = self
-            .tools
-            .iter()
+            .tools()
+            .into_iter()
             .find(|tool| tool.qualified == qualified)
             .ok_or_else(|| format!("there is no tool named {qualified:?}"))?;
         let server = self
@@ -64,6 +76,31 @@ impl Servers {
             .iter()
             .find(|server| server.name == tool.server);
         Ok((server.ok_or("the tool's server is gone")?, tool))
+    }
+
+    /// Lists again the tools of every server that sent
+    /// `notifications/tools/list_changed`; true when one did. A listing
+    /// that fails keeps the old list, and says so.
+    pub async fn refresh(&self) -> bool {
+        let mut changed = false;
+        for (index, server) in self.servers.iter().enumerate() {
+            if !server.link.tools_changed() {
+                continue;
+            }
+            match list_tools(&server.link, server.meta.as_ref()).await {
+                Ok(tools) => {
+                    println!(
+                        "  tools of {} listed again: {} now",
+                        server.name,
+                        tools.len()
+                    );
+                    self.lists.lock().unwrap()[index] = tools;
+                    changed = true;
+                }
+                Err(err) => eprintln!("[{}] listing the tools again failed: {err}", server.name),
+            }
+        }
+        changed
     }
 
     /// `server NAME: IMPLEMENTATION VERSION (ERA)` for each server, then a

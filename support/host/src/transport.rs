@@ -24,7 +24,7 @@
 
 use std::collections::HashMap;
 use std::process::Stdio as Piped;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -44,6 +44,9 @@ pub const MODERN: &str = "2026-07-28";
 pub const MAX_MESSAGE_BYTES: usize = 8 * 1024 * 1024;
 /// How often a stream that ends before its reply is resumed.
 const MAX_RESUMES: usize = 3;
+/// A call's overall deadline, in timeouts: progress notifications reset
+/// the timeout, never past this.
+const OVERALL_TIMEOUTS: u32 = 10;
 /// How long a server may take to exit once its stdin is closed.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
 
@@ -62,7 +65,15 @@ pub enum Message {
     Broken(String),
 }
 
-type Sender = mpsc::UnboundedSender<Message>;
+/// What travels to a call: a message, or `notifications/progress` for it
+/// (its `progressToken` is the call's id), which `Call::next` shows and
+/// waits on, the timeout reset.
+enum Delivery {
+    Message(Message),
+    Progress(Value),
+}
+
+type Sender = mpsc::UnboundedSender<Delivery>;
 /// Calls sent and not yet answered: id → where their messages go.
 type Waiting = Arc<Mutex<HashMap<u64, Sender>>>;
 
@@ -71,7 +82,7 @@ type Waiting = Arc<Mutex<HashMap<u64, Sender>>>;
 enum Frame {
     Reply(u64, Result<Value, Value>),
     Request(Value, String, Value),
-    Notification(String),
+    Notification(String, Value),
 }
 
 /// Sorts one frame, or says precisely why it is none.
@@ -89,7 +100,7 @@ fn classify(text: &str) -> Result<Frame, String> {
         (Some(id), Some(Value::String(method))) => {
             Ok(Frame::Request(id.clone(), method.clone(), params))
         }
-        (None, Some(Value::String(method))) => Ok(Frame::Notification(method.clone())),
+        (None, Some(Value::String(method))) => Ok(Frame::Notification(method.clone(), params)),
         (Some(id), None) => {
             let id = id
                 .as_u64()
@@ -132,6 +143,8 @@ pub struct Link {
     waiting: Waiting,
     /// The 2025-era revision agreed in initialize, for the HTTP header.
     version: Mutex<Option<String>>,
+    /// Set by `notifications/tools/list_changed`, taken by `tools_changed`.
+    changed: Arc<AtomicBool>,
     kind: Kind,
 }
 
@@ -151,26 +164,47 @@ struct Http {
 /// A request sent: its messages, as they come.
 pub struct Call {
     pub id: u64,
-    receiver: mpsc::UnboundedReceiver<Message>,
+    receiver: mpsc::UnboundedReceiver<Delivery>,
     waiting: Waiting,
     timeout: Duration,
+    deadline: tokio::time::Instant,
     what: String,
 }
 
 impl Call {
     /// The next message of this call: a server request, then the reply.
+    /// Progress is shown (on stderr) and resets the timeout, up to the
+    /// call's overall deadline.
     pub async fn next(&mut self) -> Result<Message, String> {
-        match tokio::time::timeout(self.timeout, self.receiver.recv()).await {
-            Ok(Some(Message::Broken(why))) => Err(format!("{}: {why}", self.what)),
-            Ok(Some(message)) => Ok(message),
-            Ok(None) => Err(format!(
-                "{}: the connection closed before the reply",
-                self.what
-            )),
-            Err(_) => {
-                self.waiting.lock().unwrap().remove(&self.id);
-                let ms = self.timeout.as_millis();
-                Err(format!("{}: no reply within {ms} ms", self.what))
+        loop {
+            let until = (tokio::time::Instant::now() + self.timeout).min(self.deadline);
+            match tokio::time::timeout_at(until, self.receiver.recv()).await {
+                Ok(Some(Delivery::Progress(params))) => {
+                    let (done, total) = (&params["progress"], &params["total"]);
+                    let message = params["message"].as_str().unwrap_or_default();
+                    eprintln!("{}: progress {done}/{total} {message}", self.what);
+                }
+                Ok(Some(Delivery::Message(Message::Broken(why)))) => {
+                    return Err(format!("{}: {why}", self.what));
+                }
+                Ok(Some(Delivery::Message(message))) => return Ok(message),
+                Ok(None) => {
+                    return Err(format!(
+                        "{}: the connection closed before the reply",
+                        self.what
+                    ));
+                }
+                Err(_) => {
+                    self.waiting.lock().unwrap().remove(&self.id);
+                    let ms = self.timeout.as_millis();
+                    let overall = tokio::time::Instant::now() >= self.deadline;
+                    let what = if overall {
+                        "past the call's overall deadline"
+                    } else {
+                        "no reply or progress"
+                    };
+                    return Err(format!("{}: {what} within {ms} ms", self.what));
+                }
             }
         }
     }
@@ -209,6 +243,7 @@ impl Link {
             next_id: AtomicU64::new(1),
             waiting: Waiting::default(),
             version: Mutex::new(None),
+            changed: Arc::default(),
             kind,
         };
         if let Kind::Stdio { child, stdin } = &link.kind {
@@ -216,15 +251,25 @@ impl Link {
                 .try_lock()
                 .ok()
                 .and_then(|mut child| child.stdout.take());
-            let reader = Reader {
-                name: link.name.clone(),
-                trace,
-                waiting: Arc::clone(&link.waiting),
-                stdin: Arc::clone(stdin),
-            };
+            let reader = link.reader(Arc::clone(stdin));
             tokio::spawn(reader.stdio(stdout));
         }
         Ok(link)
+    }
+
+    fn reader(&self, stdin: Arc<tokio::sync::Mutex<Option<ChildStdin>>>) -> Reader {
+        Reader {
+            name: self.name.clone(),
+            trace: self.trace,
+            waiting: Arc::clone(&self.waiting),
+            changed: Arc::clone(&self.changed),
+            stdin,
+        }
+    }
+
+    /// Whether the server said its tools changed since this was last asked.
+    pub fn tools_changed(&self) -> bool {
+        self.changed.swap(false, Ordering::Relaxed)
     }
 
     /// Whether this link is Streamable HTTP.
@@ -246,12 +291,19 @@ impl Link {
         if let Some(params) = params {
             frame["params"] = params;
         }
+        if method == "tools/call" {
+            // A tool may take long: its progress names the call's id.
+            frame["params"]["_meta"]["progressToken"] = json!(id);
+        }
         let what = format!("server {}: {method}", self.name);
+        let deadline = tokio::time::Instant::now() + self.timeout * OVERALL_TIMEOUTS;
+        let waiting = Arc::clone(&self.waiting);
         let call = Call {
             id,
             receiver,
-            waiting: Arc::clone(&self.waiting),
+            waiting,
             timeout: self.timeout,
+            deadline,
             what,
         };
         if let Err(err) = self.write(&frame).await {
@@ -336,12 +388,7 @@ impl Link {
             Kind::Http(http) => {
                 let version = self.version.lock().unwrap().clone();
                 let request = http.post(frame, version.as_deref())?;
-                let reader = Reader {
-                    name: self.name.clone(),
-                    trace: self.trace,
-                    waiting: Arc::clone(&self.waiting),
-                    stdin: Arc::default(),
-                };
+                let reader = self.reader(Arc::default());
                 let id = frame
                     .get("method")
                     .and(frame.get("id"))
@@ -417,6 +464,7 @@ struct Reader {
     name: String,
     trace: bool,
     waiting: Waiting,
+    changed: Arc<AtomicBool>,
     /// Over stdio, where a request for no waiting call is refused.
     stdin: Arc<tokio::sync::Mutex<Option<ChildStdin>>>,
 }
@@ -438,7 +486,7 @@ impl Reader {
         match frame {
             Frame::Reply(id, reply) => {
                 match self.waiting.lock().unwrap().remove(&id) {
-                    Some(sender) => drop(sender.send(Message::Reply(reply))),
+                    Some(sender) => drop(sender.send(Delivery::Message(Message::Reply(reply)))),
                     None => {
                         eprintln!("[{name}] dropping a late reply to request {id}: nobody waits")
                     }
@@ -452,15 +500,40 @@ impl Reader {
                     target.and_then(|target| waiting.get(&target).cloned())
                 };
                 match sender {
-                    Some(sender) => drop(sender.send(Message::Request { id, method, params })),
+                    Some(sender) => drop(sender.send(Delivery::Message(Message::Request {
+                        id,
+                        method,
+                        params,
+                    }))),
                     None => self.refuse(id, &method).await,
                 }
                 None
             }
-            Frame::Notification(method) => {
-                eprintln!("[{name}] notification {method}");
+            Frame::Notification(method, params) => {
+                self.notified(&method, params);
                 None
             }
+        }
+    }
+
+    /// A notification: progress goes to its call, a changed tool list is
+    /// remembered; the rest is only shown.
+    fn notified(&self, method: &str, params: Value) {
+        let name = &self.name;
+        match method {
+            "notifications/progress" => {
+                let token = params["progressToken"].as_u64();
+                let waiting = self.waiting.lock().unwrap();
+                match token.and_then(|token| waiting.get(&token)) {
+                    Some(sender) => drop(sender.send(Delivery::Progress(params))),
+                    None => eprintln!("[{name}] dropping progress for no waiting call: {params}"),
+                }
+            }
+            "notifications/tools/list_changed" => {
+                eprintln!("[{name}] notification {method}: the tools will be listed again");
+                self.changed.store(true, Ordering::Relaxed);
+            }
+            _ => eprintln!("[{name}] notification {method}"),
         }
     }
 
@@ -498,13 +571,13 @@ impl Reader {
 
     fn fail_all(&self, why: &str) {
         for (_, sender) in self.waiting.lock().unwrap().drain() {
-            let _ = sender.send(Message::Broken(why.to_string()));
+            let _ = sender.send(Delivery::Message(Message::Broken(why.to_string())));
         }
     }
 
     fn fail(&self, id: u64, why: String) {
         if let Some(sender) = self.waiting.lock().unwrap().remove(&id) {
-            let _ = sender.send(Message::Broken(why));
+            let _ = sender.send(Delivery::Message(Message::Broken(why)));
         }
     }
 
@@ -562,7 +635,7 @@ impl Reader {
         let error =
             json!({ "code": code, "message": message, "data": { "httpStatus": status.as_u16() } });
         if let Some(sender) = self.waiting.lock().unwrap().remove(&id) {
-            let _ = sender.send(Message::Reply(Err(error)));
+            let _ = sender.send(Delivery::Message(Message::Reply(Err(error))));
         }
     }
 }
