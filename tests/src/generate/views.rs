@@ -1245,21 +1245,25 @@ fn render_folding(
         && handshake == 0
         && steps.first().and_then(|step| step.method.as_deref()) == Some("server/discover")
     {
+        // A stray reply with no request (a fake server answering the
+        // notification, id null) does not end the opening.
         let opening = steps
             .iter()
             .take_while(|step| {
                 matches!(
                     step.method.as_deref(),
-                    Some("server/discover" | "initialize" | "notifications/initialized" | "tools/list")
+                    None | Some(
+                        "server/discover" | "initialize" | "notifications/initialized" | "tools/list"
+                    )
                 )
             })
             .count();
-        if let Some(first) = steps[..opening]
-            .iter()
-            .position(|step| step.method.as_deref() == Some("tools/list"))
-        {
+        let is_listing = |step: &Step| step.method.as_deref() == Some("tools/list");
+        let first = steps[..opening].iter().position(is_listing);
+        let last = steps[..opening].iter().rposition(is_listing);
+        if let (Some(first), Some(last)) = (first, last) {
             catalogue_from = first + 1;
-            handshake = opening;
+            handshake = last + 1;
         }
     }
     let mut previous_request: Option<Value> = None;
