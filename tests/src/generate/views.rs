@@ -1267,7 +1267,14 @@ fn render_folding(
         }
     }
     let mut previous_request: Option<Value> = None;
-    let folded_run = (fold_run || steps.len() >= LONG_RUN) && handshake < RUN_HEAD;
+    // After a folded catalogue, the run's head counts from the frames
+    // past it.
+    let run_head = if catalogue_from > 0 {
+        handshake + RUN_HEAD
+    } else {
+        RUN_HEAD
+    };
+    let folded_run = (fold_run || steps.len() >= LONG_RUN) && handshake < run_head;
     let mut run_folded = false;
     let mut shown_from = out.len();
     for step in &steps {
@@ -1276,7 +1283,7 @@ fn render_folding(
         // with a dozen tool definitions is a screen by itself).
         let long_enough =
             step.number > handshake + 2 && out[shown_from..].lines().count() > RUN_LINES;
-        if folded_run && !run_folded && (step.number == RUN_HEAD + 1 || long_enough) {
+        if folded_run && !run_folded && (step.number == run_head + 1 || long_enough) {
             run_folded = true;
             let _ = writeln!(
                 out,
