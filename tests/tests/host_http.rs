@@ -422,7 +422,11 @@ fn an_old_server_gets_initialize_a_session_and_its_request_answered() {
                 Some("2025-11-25"),
                 "{request:?}"
             );
-            assert!(request.header("mcp-method").is_none(), "{request:?}");
+            assert_eq!(
+                request.header("mcp-method"),
+                request.body["method"].as_str(),
+                "{request:?}"
+            );
         }
     }
     let answer = seen

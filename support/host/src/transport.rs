@@ -17,9 +17,11 @@
 //! its reply is resumed with a GET and `Last-Event-ID`, after the `retry:`
 //! the server set. 2025-11-25 requests after initialize carry
 //! `MCP-Protocol-Version`; a 2026-07-28 request (its `_meta` names the
-//! revision) carries that version, `Mcp-Method` and, for `tools/call`,
-//! `prompts/get` and `resources/read`, `Mcp-Name` (base64-encoded when a
-//! header cannot carry it plainly: Streamable HTTP, "Value Encoding"). At
+//! revision) carries that version. Every message with a method carries
+//! `Mcp-Method` and, for `tools/call`, `prompts/get` and `resources/read`,
+//! `Mcp-Name` (base64-encoded when a header cannot carry it plainly:
+//! Streamable HTTP, "Value Encoding"); 2026-07-28 asks for them, a
+//! 2025-11-25 server ignores them. At
 //! shutdown a 2025-11-25 session is ended with a DELETE.
 
 use std::collections::HashMap;
@@ -159,6 +161,8 @@ enum Kind {
 struct Http {
     uri: Uri,
     session: Mutex<Option<String>>,
+    /// The 2025-era revision agreed in initialize, for a resuming GET.
+    agreed: Mutex<Option<String>>,
 }
 
 /// A request sent: its messages, as they come.
@@ -232,6 +236,7 @@ impl Link {
                 Kind::Http(Arc::new(Http {
                     uri,
                     session: Mutex::new(None),
+                    agreed: Mutex::new(None),
                 }))
             }
             _ => spawn(name, command)?,
@@ -280,6 +285,9 @@ impl Link {
     /// The revision initialize agreed on: later 2025-era HTTP requests name it.
     pub fn agreed(&self, version: &str) {
         *self.version.lock().unwrap() = Some(version.to_string());
+        if let Kind::Http(http) = &self.kind {
+            *http.agreed.lock().unwrap() = Some(version.to_string());
+        }
     }
 
     /// Sends a request; its messages come through the `Call`.
@@ -732,24 +740,25 @@ impl Http {
         if let Some(session) = self.session.lock().unwrap().clone() {
             request = request.header("Mcp-Session-Id", session);
         }
+        // Mcp-Method and Mcp-Name on every message that has them (2026-07-28
+        // asks for them on all requests and notifications; a 2025-11-25
+        // server ignores them); the version: the body's, or the agreed one.
         let method = frame["method"].as_str();
         let params = &frame["params"];
+        if let Some(method) = method {
+            request = request.header("Mcp-Method", method);
+        }
+        let name = match method {
+            Some("tools/call" | "prompts/get") => params["name"].as_str(),
+            Some("resources/read") => params["uri"].as_str(),
+            _ => None,
+        };
+        if let Some(name) = name {
+            request = request.header("Mcp-Name", header_name(name));
+        }
         let modern = params["_meta"]["io.modelcontextprotocol/protocolVersion"].as_str();
         match (modern, agreed) {
-            (Some(version), _) => {
-                request = request.header("MCP-Protocol-Version", version);
-                if let Some(method) = method {
-                    request = request.header("Mcp-Method", method);
-                }
-                let name = match method {
-                    Some("tools/call" | "prompts/get") => params["name"].as_str(),
-                    Some("resources/read") => params["uri"].as_str(),
-                    _ => None,
-                };
-                if let Some(name) = name {
-                    request = request.header("Mcp-Name", header_name(name));
-                }
-            }
+            (Some(version), _) => request = request.header("MCP-Protocol-Version", version),
             (None, Some(version)) if method != Some("initialize") => {
                 request = request.header("MCP-Protocol-Version", version);
             }
@@ -768,6 +777,9 @@ impl Http {
         if let Some(session) = self.session.lock().unwrap().clone() {
             request = request.header("Mcp-Session-Id", session);
         }
+        if let Some(version) = self.agreed.lock().unwrap().clone() {
+            request = request.header("MCP-Protocol-Version", version);
+        }
         request
             .body(Full::new(Bytes::new()))
             .map_err(|err| err.to_string())
@@ -785,12 +797,10 @@ impl Http {
 }
 
 /// `Mcp-Name`'s value: the name itself when a header can carry it
-/// plainly (visible ASCII and inner spaces, not looking like the
-/// encoding), else `=?base64?…?=` around the standard base64 of its UTF-8.
+/// plainly (visible ASCII and inner spaces; a tab is encoded, as the
+/// conformance suite expects; not looking like the encoding), else `=?base64?…?=` around the standard base64 of its UTF-8.
 pub fn header_name(name: &str) -> String {
-    let plain = name
-        .bytes()
-        .all(|byte| byte == b'\t' || (0x20..0x7f).contains(&byte))
+    let plain = name.bytes().all(|byte| (0x20..0x7f).contains(&byte))
         && name.trim() == name
         && !name.starts_with("=?base64?");
     if plain {
