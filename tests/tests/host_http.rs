@@ -7,7 +7,10 @@
 //! server, `initialize` follows; the session id is kept and sent back, the
 //! version header too; a server request in the call's stream is answered by
 //! a POST of its own; the session is DELETEd at the end. A stream that ends
-//! before its reply is resumed with `Last-Event-ID`.
+//! before its reply is resumed with `Last-Event-ID`; progress resets a
+//! call's timeout; `x-mcp-header` arguments become `Mcp-Param-*` headers.
+//! Last, chapter 14's real server over HTTP: its tools that ask complete in
+//! both eras with scripted answers.
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -478,4 +481,131 @@ fn progress_resets_the_timeout_of_its_call() {
     let (url, _log) = fake(Arc::new(handler));
     let stdout = host_waiting(&url, "mcp__web__publish", json!({}), 300);
     assert!(stdout.contains("-> Published d1, slowly."), "{stdout}");
+}
+
+#[test]
+fn x_mcp_header_arguments_are_mirrored_and_an_invalid_tool_left_out() {
+    let handler = |seen: &Seen, all: &[Seen]| {
+        if seen.rpc() != "tools/list" {
+            return modern(seen, all, false);
+        }
+        let tools = json!([
+            { "name": "publish", "inputSchema": { "type": "object", "properties": {
+                "draft": { "type": "string", "x-mcp-header": "Draft" } } } },
+            { "name": "bad", "inputSchema": { "type": "object", "properties": {
+                "where": { "type": "object", "x-mcp-header": "Where" } } } }
+        ]);
+        json_reply(modern_result(
+            &seen.body["id"],
+            json!({ "tools": tools, "ttlMs": 0, "cacheScope": "private" }),
+        ))
+    };
+    let (url, log) = fake(Arc::new(handler));
+    let stdout = host(
+        &url,
+        "mcp__web__publish",
+        json!({ "elicitation": [{ "action": "accept", "content": {} }] }),
+    );
+    assert!(
+        stdout.contains("tool mcp__web__publish (server web"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("mcp__web__bad"), "{stdout}");
+    let seen = log.0.lock().unwrap().clone();
+    let call = seen
+        .iter()
+        .find(|s| s.rpc() == "tools/call")
+        .expect("a call");
+    assert_eq!(call.header("mcp-param-draft"), Some("d1"));
+}
+
+/// Chapter 14's server over HTTP (`--listen 127.0.0.1:0`), killed at the end.
+struct Chapter14(std::process::Child, String);
+
+impl Chapter14 {
+    fn start() -> Chapter14 {
+        let chapter = Chapter::find("14").expect("chapter 14 exists");
+        let binary =
+            target::build(&chapter.solution_package()).unwrap_or_else(|err| panic!("{err}"));
+        let mut child = Command::new(binary)
+            .args(["--listen", "127.0.0.1:0"])
+            .env_remove("WIRE_TOKEN")
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("chapter 14's server starts");
+        let mut log = BufReader::new(child.stderr.take().unwrap());
+        let mut first = String::new();
+        log.read_line(&mut first).unwrap();
+        let url = first
+            .trim_end()
+            .strip_prefix("listening on ")
+            .expect("its address")
+            .to_string();
+        std::thread::spawn(move || std::io::copy(&mut log, &mut std::io::sink()));
+        Chapter14(child, url)
+    }
+}
+
+impl Drop for Chapter14 {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// The host against chapter 14's server over HTTP, with `extra` arguments.
+fn against_14(url: &str, script: &str, answers: &str, extra: &[&str]) -> String {
+    let root = course::root();
+    let fixtures = root.join("tests/fixtures");
+    let output = Command::new(binary())
+        .arg("--server")
+        .arg(format!("drafts={url}"))
+        .args(extra)
+        .arg("--script")
+        .arg(fixtures.join("answers/scripts").join(script))
+        .arg("--answers")
+        .arg(fixtures.join("answers").join(answers))
+        .arg("--skills")
+        .arg(fixtures.join("hooks/none"))
+        .arg("--agents")
+        .arg(fixtures.join("hooks/agents"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    assert!(
+        output.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    stdout
+}
+
+#[test]
+fn chapter_14s_tools_complete_over_http_in_both_eras() {
+    let server = Chapter14::start();
+    for (extra, era) in [
+        (&[][..], "2026-07-28 (server/discover)"),
+        (&["--legacy"][..], "2025-11-25 (--legacy; initialize)"),
+    ] {
+        let published = against_14(&server.1, "publish.json", "accept.json", extra);
+        assert!(
+            published.contains(&format!("era drafts: {era}")),
+            "{published}"
+        );
+        assert!(
+            published.contains("-> Published draft-1, \"Release notes\", for team."),
+            "{published}"
+        );
+        let summarized = against_14(&server.1, "summarize.json", "approve.json", extra);
+        assert!(
+            summarized.contains("sampling from drafts: approved (scripted)"),
+            "{summarized}"
+        );
+        assert!(
+            summarized.contains("-> Retry with growing waits, five times at most."),
+            "{summarized}"
+        );
+    }
 }

@@ -145,6 +145,59 @@ pub fn modern_meta(capabilities: &Value) -> Value {
     })
 }
 
+/// Whether `tool`'s `x-mcp-header` annotations (SEP-2243) are valid: each
+/// a non-empty header token, unique ignoring case, on a property of a
+/// primitive type. A tool with an invalid one is left out of the
+/// catalogue (said on stderr); a valid one's are handed to the link.
+fn mirrored(link: &Link, tool: &Value) -> bool {
+    let name = tool["name"].as_str().unwrap_or_default();
+    let empty = serde_json::Map::new();
+    let properties = tool["inputSchema"]["properties"]
+        .as_object()
+        .unwrap_or(&empty);
+    let mut params: Vec<(String, String)> = Vec::new();
+    for (property, schema) in properties {
+        let Some(header) = schema.get("x-mcp-header") else {
+            continue;
+        };
+        let token = |c: char| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c);
+        let problem = match header.as_str() {
+            None | Some("") => Some("is not a non-empty string"),
+            Some(text) if !text.chars().all(token) => Some("is not a header name"),
+            Some(text)
+                if params
+                    .iter()
+                    .any(|(_, seen)| seen.eq_ignore_ascii_case(text)) =>
+            {
+                Some("is used twice")
+            }
+            _ if !matches!(
+                schema["type"].as_str(),
+                Some("string" | "number" | "integer" | "boolean")
+            ) =>
+            {
+                Some("is on a property that is not a string, number or boolean")
+            }
+            _ => None,
+        };
+        if let Some(problem) = problem {
+            eprintln!(
+                "[{}] leaving out tool {name}: x-mcp-header of {property} {problem}",
+                link.name
+            );
+            return false;
+        }
+        params.push((
+            property.clone(),
+            header.as_str().unwrap_or_default().to_string(),
+        ));
+    }
+    if !params.is_empty() {
+        link.mirror_params(name, params);
+    }
+    true
+}
+
 /// A guard against a server that hands out cursors forever.
 const MAX_PAGES: usize = 100;
 
@@ -163,7 +216,9 @@ pub async fn list_tools(link: &Link, meta: Option<&Value>) -> Result<Vec<Value>,
         let params = (params != json!({})).then_some(params);
         let mut page = link.request("tools/list", params).await?;
         match page.get_mut("tools").map(Value::take) {
-            Some(Value::Array(list)) => items.extend(list),
+            Some(Value::Array(list)) => {
+                items.extend(list.into_iter().filter(|tool| mirrored(link, tool)))
+            }
             _ => return Err("tools/list: the result has no tools list".into()),
         }
         cursor = match page.get("nextCursor") {

@@ -163,6 +163,9 @@ struct Http {
     session: Mutex<Option<String>>,
     /// The 2025-era revision agreed in initialize, for a resuming GET.
     agreed: Mutex<Option<String>>,
+    /// Per tool, the arguments its schema mirrors into headers
+    /// (`x-mcp-header`): (property, header name).
+    params: Mutex<HashMap<String, Vec<(String, String)>>>,
 }
 
 /// A request sent: its messages, as they come.
@@ -237,6 +240,7 @@ impl Link {
                     uri,
                     session: Mutex::new(None),
                     agreed: Mutex::new(None),
+                    params: Mutex::default(),
                 }))
             }
             _ => spawn(name, command)?,
@@ -275,6 +279,14 @@ impl Link {
     /// Whether the server said its tools changed since this was last asked.
     pub fn tools_changed(&self) -> bool {
         self.changed.swap(false, Ordering::Relaxed)
+    }
+
+    /// The arguments of `tool` that its calls mirror into `Mcp-Param-NAME`
+    /// headers (SEP-2243's `x-mcp-header`), over HTTP.
+    pub fn mirror_params(&self, tool: &str, params: Vec<(String, String)>) {
+        if let Kind::Http(http) = &self.kind {
+            http.params.lock().unwrap().insert(tool.to_string(), params);
+        }
     }
 
     /// Whether this link is Streamable HTTP.
@@ -756,6 +768,20 @@ impl Http {
         if let Some(name) = name {
             request = request.header("Mcp-Name", header_name(name));
         }
+        let mirrored = match (method, name) {
+            (Some("tools/call"), Some(tool)) => self.params.lock().unwrap().get(tool).cloned(),
+            _ => None,
+        };
+        for (property, header) in mirrored.unwrap_or_default() {
+            // An argument that is absent or null sends no header.
+            let value = match &params["arguments"][&property] {
+                Value::String(text) => header_name(text),
+                Value::Number(number) => number.to_string(),
+                Value::Bool(flag) => flag.to_string(),
+                _ => continue,
+            };
+            request = request.header(format!("Mcp-Param-{header}"), value);
+        }
         let modern = params["_meta"]["io.modelcontextprotocol/protocolVersion"].as_str();
         match (modern, agreed) {
             (Some(version), _) => request = request.header("MCP-Protocol-Version", version),
@@ -798,7 +824,8 @@ impl Http {
 
 /// `Mcp-Name`'s value: the name itself when a header can carry it
 /// plainly (visible ASCII and inner spaces; a tab is encoded, as the
-/// conformance suite expects; not looking like the encoding), else `=?base64?…?=` around the standard base64 of its UTF-8.
+/// conformance suite expects; not looking like the encoding), else
+/// `=?base64?…?=` around the standard base64 of its UTF-8.
 pub fn header_name(name: &str) -> String {
     let plain = name.bytes().all(|byte| (0x20..0x7f).contains(&byte))
         && name.trim() == name
