@@ -58,6 +58,21 @@ if [[ $chapter == 13 ]]; then
     exit 0
 fi
 
+if [[ $chapter == 15 ]]; then
+    # Chapter 15 is a client: the suite's client scenarios drive
+    # ch15-conformance-client (tests/conformance-client-15).
+    echo "== build ch15-conformance-client"
+    cargo build -q -p ch15-conformance-client
+    echo "== official conformance suite, client scenarios (HTTP)"
+    bash "$here/conformance-client.sh" "${CARGO_TARGET_DIR:-$root/target}/debug/ch15-conformance-client" ||
+        failed+=("conformance suite (client)")
+    if [[ ${#failed[@]} -gt 0 ]]; then
+        echo "run.sh: chapter $chapter failed with: ${failed[*]}" >&2
+        exit 1
+    fi
+    echo "== chapter $chapter: all peer checks passed"
+    exit 0
+fi
 if [[ $chapter == 14 ]]; then
     # Chapter 14's http.rs and asking machinery, with chapter 13's fixtures
     # and those that ask (tests/conformance-14); its baselines are

@@ -54,8 +54,7 @@ pub async fn run(
     let cap = context.cap;
     let (main, mut fresh) = (context, None);
     for turn in 1..=cap {
-        // A server's tools changed (list_changed): the main conversation's
-        // next request offers the new catalogue (chapter 15).
+        // Tools changed (list_changed): the main context offers the new ones.
         if main.depth == 0 && harness.host.refresh().await {
             fresh = Some(harness.main_context());
         }
