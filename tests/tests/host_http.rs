@@ -291,6 +291,7 @@ fn modern(seen: &Seen, _: &[Seen], resume: bool) -> Reply {
     }
 }
 
+// ANCHOR: modern
 #[test]
 fn modern_headers_a_streamed_input_required_result_and_its_retry() {
     let (url, log) = fake(Arc::new(|seen: &Seen, all: &[Seen]| {
@@ -342,6 +343,7 @@ fn modern_headers_a_streamed_input_required_result_and_its_retry() {
     );
     assert!(seen.iter().all(|s| s.rpc() != "initialize"));
 }
+// ANCHOR_END: modern
 
 #[test]
 fn a_stream_that_ends_early_is_resumed_with_last_event_id() {
@@ -393,6 +395,7 @@ fn legacy(seen: &Seen, _: &[Seen]) -> Reply {
     reply
 }
 
+// ANCHOR: legacy
 #[test]
 fn an_old_server_gets_initialize_a_session_and_its_request_answered() {
     let (url, log) = fake(Arc::new(legacy));
@@ -443,6 +446,7 @@ fn an_old_server_gets_initialize_a_session_and_its_request_answered() {
         "the session is ended"
     );
 }
+// ANCHOR_END: legacy
 
 #[test]
 fn progress_resets_the_timeout_of_its_call() {

@@ -38,6 +38,8 @@ pub const SEQUENCES: &[(&str, &str)] = &[
     ("ch13", "tour"),
     ("ch14", "legacy_stdio"),
     ("ch14", "tour"),
+    ("ch15", "route_elicitation"),
+    ("ch15", "tour"),
 ];
 
 /// The transcripts whose parties make the introduction's picture of a host,

@@ -1221,7 +1221,7 @@ fn render_folding(
     // From chapter 8 on, a host's `tools/list` after it is chapter 6's
     // lesson too (chapter 7 shows it: the names the model may not get).
     let catalogue = transcript.runner == Runner::Agent && chapter.number >= 8;
-    let handshake = if chapter.number >= 3 {
+    let mut handshake = if chapter.number >= 3 {
         steps
             .iter()
             .take_while(|step| match step.method.as_deref() {
@@ -1236,8 +1236,45 @@ fn render_folding(
     let listed = steps[..handshake]
         .iter()
         .any(|step| step.method.as_deref() == Some("tools/list"));
+    // A host of both eras (chapter 15) opens with `server/discover`, and
+    // that choice, then `initialize` if it falls back, is its lesson: those
+    // frames stay in sight. Only the catalogue after them is folded, as
+    // chapter 6's lesson: the steps `catalogue_from..=handshake`.
+    let mut catalogue_from = 0;
+    if catalogue
+        && handshake == 0
+        && steps.first().and_then(|step| step.method.as_deref()) == Some("server/discover")
+    {
+        // A stray reply with no request (a fake server answering the
+        // notification, id null) does not end the opening.
+        let opening = steps
+            .iter()
+            .take_while(|step| {
+                matches!(
+                    step.method.as_deref(),
+                    None | Some(
+                        "server/discover" | "initialize" | "notifications/initialized" | "tools/list"
+                    )
+                )
+            })
+            .count();
+        let is_listing = |step: &Step| step.method.as_deref() == Some("tools/list");
+        let first = steps[..opening].iter().position(is_listing);
+        let last = steps[..opening].iter().rposition(is_listing);
+        if let (Some(first), Some(last)) = (first, last) {
+            catalogue_from = first + 1;
+            handshake = last + 1;
+        }
+    }
     let mut previous_request: Option<Value> = None;
-    let folded_run = (fold_run || steps.len() >= LONG_RUN) && handshake < RUN_HEAD;
+    // After a folded catalogue, the run's head counts from the frames
+    // past it.
+    let run_head = if catalogue_from > 0 {
+        handshake + RUN_HEAD
+    } else {
+        RUN_HEAD
+    };
+    let folded_run = (fold_run || steps.len() >= LONG_RUN) && handshake < run_head;
     let mut run_folded = false;
     let mut shown_from = out.len();
     for step in &steps {
@@ -1246,7 +1283,7 @@ fn render_folding(
         // with a dozen tool definitions is a screen by itself).
         let long_enough =
             step.number > handshake + 2 && out[shown_from..].lines().count() > RUN_LINES;
-        if folded_run && !run_folded && (step.number == RUN_HEAD + 1 || long_enough) {
+        if folded_run && !run_folded && (step.number == run_head + 1 || long_enough) {
             run_folded = true;
             let _ = writeln!(
                 out,
@@ -1255,7 +1292,14 @@ fn render_folding(
                 steps.len()
             );
         }
-        if handshake >= 2 && step.number == 1 {
+        if catalogue_from > 0 && step.number == catalogue_from {
+            let _ = writeln!(
+                out,
+                "<details>\n<summary>Frames {catalogue_from} to {handshake}: <code>tools/list</code> \
+                 and its result, the catalogue, as in chapter 6</summary>\n"
+            );
+        }
+        if catalogue_from == 0 && handshake >= 2 && step.number == 1 {
             let _ = writeln!(
                 out,
                 "<details>\n<summary>Frames 1 to {handshake}: the handshake \

@@ -74,8 +74,15 @@ pub const SECOND_DAY: &[Row] = &[
     Page("12-stateless.md"),
     Break("Break", 15),
     Page("13-http.md"),
-    Break("Break", 15),
+];
+
+/// A third half day: Part V, both ends of a server that asks back (the
+/// server of chapter 14, the host of chapter 15), for a room that did the
+/// second day.
+pub const THIRD_DAY: &[Row] = &[
     Page("14-asking.md"),
+    Break("Break", 15),
+    Page("15-host-answers.md"),
 ];
 
 /// When the day starts, in minutes after midnight (09:00).
@@ -260,6 +267,7 @@ pub fn schedule() -> Result<String, String> {
     table(&mut out, "Half day", HALF_DAY)?;
     table(&mut out, "Full day", FULL_DAY)?;
     table(&mut out, "Second day", SECOND_DAY)?;
+    table(&mut out, "Third morning", THIRD_DAY)?;
     Ok(out)
 }
 
