@@ -1253,7 +1253,10 @@ fn render_folding(
                 matches!(
                     step.method.as_deref(),
                     None | Some(
-                        "server/discover" | "initialize" | "notifications/initialized" | "tools/list"
+                        "server/discover"
+                            | "initialize"
+                            | "notifications/initialized"
+                            | "tools/list"
                     )
                 )
             })
