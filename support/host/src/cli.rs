@@ -68,8 +68,8 @@ impl ServerArgs {
 /// (10 on), checked before anything starts.
 #[derive(clap::Args)]
 pub struct HookArgs {
-    /// The hooks of a settings.json file (default: none; with no arguments,
-    /// this chapter's settings.json)
+    /// The hooks of a settings.json file (default: none; a chapter's demo,
+    /// run with no arguments, may bring its own)
     #[arg(long, value_name = "FILE")]
     pub settings: Option<PathBuf>,
     /// Where Bash and the hooks run (default: a fresh temporary folder,
