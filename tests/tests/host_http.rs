@@ -493,7 +493,10 @@ fn x_mcp_header_arguments_are_mirrored_and_an_invalid_tool_left_out() {
             { "name": "publish", "inputSchema": { "type": "object", "properties": {
                 "draft": { "type": "string", "x-mcp-header": "Draft" } } } },
             { "name": "bad", "inputSchema": { "type": "object", "properties": {
-                "where": { "type": "object", "x-mcp-header": "Where" } } } }
+                "where": { "type": "object", "x-mcp-header": "Where" } } } },
+            // 2026-07-28 permits integer, string and boolean: not number.
+            { "name": "score", "inputSchema": { "type": "object", "properties": {
+                "score": { "type": "number", "x-mcp-header": "Score" } } } }
         ]);
         json_reply(modern_result(
             &seen.body["id"],
@@ -511,6 +514,7 @@ fn x_mcp_header_arguments_are_mirrored_and_an_invalid_tool_left_out() {
         "{stdout}"
     );
     assert!(!stdout.contains("mcp__web__bad"), "{stdout}");
+    assert!(!stdout.contains("mcp__web__score"), "{stdout}");
     let seen = log.0.lock().unwrap().clone();
     let call = seen
         .iter()

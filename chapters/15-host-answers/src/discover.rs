@@ -11,6 +11,10 @@ use wire_host::transport::{Link, MODERN};
 /// The revisions `initialize` asks for and accepts, newest first.
 const LEGACY: [&str; 2] = ["2025-11-25", "2025-06-18"];
 
+/// UnsupportedProtocolVersionError: only a modern server sends it
+/// (2026-07-28, basic/versioning), naming the versions it speaks.
+const UNSUPPORTED_VERSION: i64 = -32022;
+
 /// What this client can answer, in both eras: a form, the roots, and
 /// (unless `--no-sampling`) the model.
 pub fn capabilities(sampling: bool) -> Value {
@@ -65,16 +69,21 @@ pub async fn open(
 /// The era, the server's `serverInfo`, and how they were found.
 async fn era(link: &Link, capabilities: &Value) -> Result<(String, Value, String), String> {
     let probe = json!({ "_meta": modern_meta(capabilities) });
-    let answer = link.request_raw("server/discover", Some(probe)).await?;
-    // TODO(ch15/discover): a result whose supportedVersions holds MODERN:
-    // that era, serverInfo from the result's _meta
+    let answer = link
+        .request_raw("server/discover", Some(probe.clone()))
+        .await?;
+    // TODO(ch15/discover): first, an error UNSUPPORTED_VERSION is a modern
+    // server's answer, not a reason to fall back: when its data.supported
+    // names MODERN, probe once more; when it names no LEGACY version
+    // either, an Err that names them. Then a result whose
+    // supportedVersions holds MODERN: that era, serverInfo from the _meta
     // ("io.modelcontextprotocol/serverInfo"), how "server/discover". A
     // result without it, or an error reply (an old server: -32601, or HTTP
     // 404/400 as data.httpStatus): fall back to `initialize(link,
     // capabilities, why)`, `why` one of "server/discover lists no
     // 2026-07-28", "server/discover: HTTP {status}", "server/discover:
     // {code} {message}". (A failure to talk at all was an Err above.)
-    let _ = (answer, initialize, MODERN);
+    let _ = (answer, initialize, MODERN, probe);
     Err("TODO(ch15/discover)".to_string())
     // END(ch15/discover)
 }

@@ -146,9 +146,10 @@ pub fn modern_meta(capabilities: &Value) -> Value {
 }
 
 /// Whether `tool`'s `x-mcp-header` annotations (SEP-2243) are valid: each
-/// a non-empty header token, unique ignoring case, on a property of a
-/// primitive type. A tool with an invalid one is left out of the
-/// catalogue (said on stderr); a valid one's are handed to the link.
+/// a non-empty header token, unique ignoring case, on a property of type
+/// integer, string or boolean (2026-07-28, server/tools: not `number`). A
+/// tool with an invalid one is left out of the catalogue (said on stderr);
+/// a valid one's are handed to the link.
 fn mirrored(link: &Link, tool: &Value) -> bool {
     let name = tool["name"].as_str().unwrap_or_default();
     let empty = serde_json::Map::new();
@@ -171,12 +172,13 @@ fn mirrored(link: &Link, tool: &Value) -> bool {
             {
                 Some("is used twice")
             }
+            // Not `number`: the spec permits integer, string and boolean.
             _ if !matches!(
                 schema["type"].as_str(),
-                Some("string" | "number" | "integer" | "boolean")
+                Some("string" | "integer" | "boolean")
             ) =>
             {
-                Some("is on a property that is not a string, number or boolean")
+                Some("is on a property that is not a string, an integer or a boolean")
             }
             _ => None,
         };

@@ -267,12 +267,17 @@ impl Link {
     }
 
     fn reader(&self, stdin: Arc<tokio::sync::Mutex<Option<ChildStdin>>>) -> Reader {
+        let http = match &self.kind {
+            Kind::Http(http) => Some(Arc::clone(http)),
+            Kind::Stdio { .. } => None,
+        };
         Reader {
             name: self.name.clone(),
             trace: self.trace,
             waiting: Arc::clone(&self.waiting),
             changed: Arc::clone(&self.changed),
             stdin,
+            http,
         }
     }
 
@@ -421,7 +426,14 @@ impl Link {
                         tokio::spawn(reader.http(Arc::clone(http), id, response));
                         Ok(())
                     }
-                    None => accepted(&self.name, response).await,
+                    None => {
+                        accepted(&self.name, response).await?;
+                        // The session is open: listen to the server too.
+                        if frame["method"] == "notifications/initialized" {
+                            tokio::spawn(reader.listen(Arc::clone(http)));
+                        }
+                        Ok(())
+                    }
                 }
             }
         }
@@ -487,6 +499,8 @@ struct Reader {
     changed: Arc<AtomicBool>,
     /// Over stdio, where a request for no waiting call is refused.
     stdin: Arc<tokio::sync::Mutex<Option<ChildStdin>>>,
+    /// Over HTTP, where such a refusal is POSTed.
+    http: Option<Arc<Http>>,
 }
 
 impl Reader {
@@ -563,9 +577,33 @@ impl Reader {
             format!("{method}: this client answers server requests only during a call of its own");
         let frame =
             json!({ "jsonrpc": "2.0", "id": id, "error": { "code": -32603, "message": message } });
-        if let Some(pipe) = self.stdin.lock().await.as_mut() {
+        if let Some(http) = &self.http {
+            let agreed = http.agreed.lock().unwrap().clone();
+            if let Ok(request) = http.post(&frame, agreed.as_deref()) {
+                let _ = exchange(&http.uri, request).await;
+            }
+        } else if let Some(pipe) = self.stdin.lock().await.as_mut() {
             let _ = pipe.write_all(format!("{frame}\n").as_bytes()).await;
             let _ = pipe.flush().await;
+        }
+    }
+
+    /// 2025-11-25: the server's own event stream (a GET), where a server
+    /// sends what belongs to no POST of ours: a request made outside any
+    /// call's stream (the TypeScript SDK's `server.request`), a
+    /// notification. A server without one answers 405; then there is
+    /// nothing to read. Read until the server ends it.
+    async fn listen(self, http: Arc<Http>) {
+        let Ok(request) = http.listen() else { return };
+        let Ok(response) = exchange(&http.uri, request).await else {
+            return;
+        };
+        if response.status() != StatusCode::OK || content_type(&response) != "text/event-stream" {
+            return;
+        }
+        let mut stream = Stream::default();
+        if let Err(why) = stream.read(&self, None, response.into_body()).await {
+            eprintln!("[{}] the server's event stream: {why}", self.name);
         }
     }
 
@@ -618,7 +656,7 @@ impl Reader {
                 };
                 return self.json(id, status, &body).await;
             }
-            match stream.read(&self, id, response.into_body()).await {
+            match stream.read(&self, Some(id), response.into_body()).await {
                 Ok(true) => return,
                 Ok(false) => {}
                 Err(why) => return self.fail(id, why),
@@ -676,17 +714,24 @@ impl Default for Stream {
 }
 
 impl Stream {
-    /// Reads events until the reply to `id` (true) or the end (false).
-    async fn read(&mut self, reader: &Reader, id: u64, mut body: Incoming) -> Result<bool, String> {
+    /// Reads events until the reply to `own` (true) or the end (false).
+    async fn read(
+        &mut self,
+        reader: &Reader,
+        own: Option<u64>,
+        mut body: Incoming,
+    ) -> Result<bool, String> {
         let mut buffer: Vec<u8> = Vec::new();
         loop {
             while let Some(end) = event_end(&buffer) {
                 let event: Vec<u8> = buffer.drain(..end).collect();
                 let text = String::from_utf8(event)
                     .map_err(|_| "an event that is not UTF-8".to_string())?;
-                if let Some(data) = self.event(&text)
-                    && reader.deliver(&data, Some(id)).await == Some(id)
-                {
+                let Some(data) = self.event(&text) else {
+                    continue;
+                };
+                let delivered = reader.deliver(&data, own).await;
+                if own.is_some() && delivered == own {
                     return Ok(true);
                 }
             }
@@ -796,10 +841,21 @@ impl Http {
 
     /// A GET that resumes the stream after event `last`.
     fn resume(&self, last: &str) -> Result<Request<Full<Bytes>>, String> {
+        self.get(Some(last))
+    }
+
+    /// A GET that opens the server's own event stream.
+    fn listen(&self) -> Result<Request<Full<Bytes>>, String> {
+        self.get(None)
+    }
+
+    fn get(&self, last: Option<&str>) -> Result<Request<Full<Bytes>>, String> {
         let mut request = Request::get(self.uri.clone())
             .header(header::HOST, authority(&self.uri))
-            .header(header::ACCEPT, "text/event-stream")
-            .header("Last-Event-ID", last);
+            .header(header::ACCEPT, "text/event-stream");
+        if let Some(last) = last {
+            request = request.header("Last-Event-ID", last);
+        }
         if let Some(session) = self.session.lock().unwrap().clone() {
             request = request.header("Mcp-Session-Id", session);
         }
