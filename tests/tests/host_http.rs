@@ -6,9 +6,10 @@
 //! answered by a retry. 2025-11-25: a 404 to `server/discover` is an old
 //! server, `initialize` follows; the session id is kept and sent back, the
 //! version header too; a server request in the call's stream is answered by
-//! a POST of its own; the session is DELETEd at the end. A stream that ends
-//! before its reply is resumed with `Last-Event-ID`; progress resets a
-//! call's timeout; `x-mcp-header` arguments become `Mcp-Param-*` headers.
+//! a POST of its own; the session is closed with a DELETE at the end. A
+//! stream that ends before its reply is resumed with `Last-Event-ID`;
+//! progress resets a call's timeout; `x-mcp-header` arguments become
+//! `Mcp-Param-*` headers.
 //! Last, chapter 14's real server over HTTP: its tools that ask complete in
 //! both eras with scripted answers.
 

@@ -68,15 +68,18 @@ const DEMOS: &[(&str, &[&str])] = &[
             SERVER_EXITED,
         ],
     ),
-    // The host answers: chapter 14's server asks for confirmation in an
-    // input-required result, the scripted answer declines, and the server
-    // publishes nothing (its own words, in the tool's result).
+    // The host answers: chapter 14's server, started with --listen and
+    // reached over HTTP, asks for confirmation in an input-required
+    // result, the scripted answer declines, and the server publishes
+    // nothing (its own words, in the tool's result); at the end the host
+    // stops the server it started (its goodbye on SIGTERM).
     (
         "15",
         &[
             "era drafts: 2026-07-28 (server/discover)",
             "elicitation from drafts: Publish draft-1, \"Release notes\"? Choose who may read it. -> {\"action\":\"decline\"} (scripted)",
             "tool mcp__drafts__publish_draft {\"draft\":\"draft-1\"} -> Not published: the user declined.",
+            "ch14-asking: terminated, bye",
         ],
     ),
 ];

@@ -30,8 +30,9 @@ const ABOUT: &str = "ch15-host-answers: chapter 11's agent loop, as a client of 
     Streamable HTTP (--server NAME=http://...), that answers a server that\n\
     asks: a form for the user, sampling by the model once approved, roots.\n\n\
     With no arguments it runs a scripted demo: the model publishes a draft on\n\
-    chapter 14's server, the server asks for confirmation, the scripted answer\n\
-    declines, and nothing is published; no network.";
+    chapter 14's server, started here and reached over HTTP on 127.0.0.1; the\n\
+    server asks for confirmation, the scripted answer declines, and nothing is\n\
+    published; no network beyond this machine.";
 
 #[derive(Parser)]
 #[command(name = PROGRAM, bin_name = PROGRAM, about = ABOUT, after_help = cli::MODEL_ENVIRONMENT)]
@@ -152,7 +153,12 @@ fn resolve(args: Args, demo: bool) -> Result<Cli, String> {
     })
 }
 
-/// The demo's server: chapter 14's, on stdio.
+/// The demo's server: chapter 14's, over Streamable HTTP on a free port
+/// of this machine (the host starts it and stops it).
 fn demo_server() -> ServerConfig {
-    cli::chapter_server("drafts", "ch14-asking-solution", &[])
+    cli::chapter_server(
+        "drafts",
+        "ch14-asking-solution",
+        &["--listen", "127.0.0.1:0"],
+    )
 }

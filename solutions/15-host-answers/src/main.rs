@@ -128,7 +128,9 @@ async fn start(
             &config.command,
             options.timeout,
             options.trace,
-        ) {
+        )
+        .await
+        {
             Ok(link) => discover::open(&config.name, link, capabilities, legacy).await,
             Err(err) => Err(err),
         };

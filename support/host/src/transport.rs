@@ -166,6 +166,9 @@ struct Http {
     /// Per tool, the arguments its schema mirrors into headers
     /// (`x-mcp-header`): (property, header name).
     params: Mutex<HashMap<String, Vec<(String, String)>>>,
+    /// The server process, when this link started it (`--listen`), and
+    /// the task that passes its stderr through.
+    child: Mutex<Option<(Child, tokio::task::JoinHandle<()>)>>,
 }
 
 /// A request sent: its messages, as they come.
@@ -219,14 +222,26 @@ impl Call {
 
 impl Link {
     /// Starts the server: a URL (`http://…`) is reached over Streamable
-    /// HTTP, anything else is a command started with its three pipes.
-    pub fn open(
+    /// HTTP; a command that ends in `--listen ADDR` (the course's HTTP
+    /// servers) is started and reached over HTTP at the URL it prints;
+    /// anything else is a command started with its three pipes.
+    pub async fn open(
         name: &str,
         command: &[String],
         timeout: Duration,
         trace: bool,
     ) -> Result<Link, String> {
         let kind = match command {
+            [.., flag, _] if flag == "--listen" => {
+                let (uri, child) = listening(name, command, timeout * OVERALL_TIMEOUTS).await?;
+                Kind::Http(Arc::new(Http {
+                    uri,
+                    session: Mutex::new(None),
+                    agreed: Mutex::new(None),
+                    params: Mutex::default(),
+                    child: Mutex::new(Some(child)),
+                }))
+            }
             [url] if url.starts_with("https://") => {
                 return Err(format!(
                     "server {name}: {url}: this client speaks plain http:// only"
@@ -241,6 +256,7 @@ impl Link {
                     session: Mutex::new(None),
                     agreed: Mutex::new(None),
                     params: Mutex::default(),
+                    child: Mutex::new(None),
                 }))
             }
             _ => spawn(name, command)?,
@@ -459,17 +475,98 @@ impl Link {
             }
             Kind::Http(http) => {
                 let session = http.session.lock().unwrap().clone();
-                let Some(session) = session else { return };
-                let request = Request::delete(http.uri.clone())
-                    .header(header::HOST, authority(&http.uri))
-                    .header("Mcp-Session-Id", session)
-                    .body(Full::new(Bytes::new()));
-                if let Ok(request) = request {
-                    let _ = exchange(&http.uri, request).await;
+                if let Some(session) = session {
+                    let request = Request::delete(http.uri.clone())
+                        .header(header::HOST, authority(&http.uri))
+                        .header("Mcp-Session-Id", session)
+                        .body(Full::new(Bytes::new()));
+                    if let Ok(request) = request {
+                        let _ = exchange(&http.uri, request).await;
+                    }
+                }
+                let child = http.child.lock().unwrap().take();
+                if let Some(child) = child {
+                    stop(&self.name, child).await;
                 }
             }
         }
     }
+}
+
+/// A course server started with `--listen ADDR`: it serves HTTP, and
+/// says where in a `listening on http://…` line on stderr, which this
+/// waits for (cargo may build the server first). The rest of its stderr
+/// passes through to ours.
+async fn listening(
+    name: &str,
+    command: &[String],
+    wait: Duration,
+) -> Result<(Uri, (Child, tokio::task::JoinHandle<()>)), String> {
+    let (program, args) = command
+        .split_first()
+        .ok_or_else(|| format!("server {name}: the command is empty"))?;
+    let mut child = Command::new(program)
+        .args(args)
+        .stdin(Piped::null())
+        .stdout(Piped::null())
+        .stderr(Piped::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .map_err(|err| format!("server {name}: cannot start {program}: {err}"))?;
+    let stderr = child.stderr.take();
+    let mut lines = BufReader::new(stderr.ok_or(format!("server {name}: no stderr"))?).lines();
+    let found = tokio::time::timeout(wait, async {
+        while let Ok(Some(line)) = lines.next_line().await {
+            match line.strip_prefix("listening on ") {
+                Some(url) => return Some(url.trim().to_string()),
+                None => eprintln!("{line}"),
+            }
+        }
+        None
+    });
+    let url = match found.await {
+        Ok(Some(url)) => url,
+        Ok(None) => {
+            return Err(format!(
+                "server {name} exited before it said where it listens"
+            ));
+        }
+        Err(_) => {
+            let seconds = wait.as_secs();
+            return Err(format!(
+                "server {name}: no \"listening on\" line within {seconds} s"
+            ));
+        }
+    };
+    let passing = tokio::spawn(async move {
+        while let Ok(Some(line)) = lines.next_line().await {
+            eprintln!("{line}");
+        }
+    });
+    let uri = url
+        .parse()
+        .map_err(|err| format!("server {name} listens on {url:?}: {err}"))?;
+    Ok((uri, (child, passing)))
+}
+
+/// Stops a server this link started: SIGTERM, as a user's Ctrl-C would
+/// (the course's servers then say goodbye and exit), then SIGKILL after a
+/// grace period. Its last words on stderr are passed on before this
+/// returns.
+async fn stop(name: &str, (mut child, passing): (Child, tokio::task::JoinHandle<()>)) {
+    #[cfg(unix)]
+    if let Some(pid) = child.id().and_then(|pid| i32::try_from(pid).ok()) {
+        // SAFETY: kill(2) on our own child's pid; no memory is touched.
+        unsafe { libc::kill(pid, libc::SIGTERM) };
+    }
+    if tokio::time::timeout(SHUTDOWN_GRACE, child.wait())
+        .await
+        .is_err()
+    {
+        eprintln!("[{name}] still running after SIGTERM; killing it");
+        let _ = child.kill().await;
+    }
+    let _ = tokio::time::timeout(SHUTDOWN_GRACE, passing).await;
 }
 
 fn spawn(name: &str, command: &[String]) -> Result<Kind, String> {

@@ -44,7 +44,7 @@ async fn main() -> ExitCode {
 }
 
 async fn run(url: &str, scenario: &str) -> Result<(), String> {
-    let link = Link::open("server", &[url.to_string()], Duration::from_secs(30), true)?;
+    let link = Link::open("server", &[url.to_string()], Duration::from_secs(30), true).await?;
     let capabilities = discover::capabilities(true);
     let server = discover::open("server", link, &capabilities, false).await?;
     let mut outcome = Ok(());
