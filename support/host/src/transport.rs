@@ -445,8 +445,19 @@ impl Link {
                     None => {
                         accepted(&self.name, response).await?;
                         // The session is open: listen to the server too.
-                        if frame["method"] == "notifications/initialized" {
-                            tokio::spawn(reader.listen(Arc::clone(http)));
+                        // The GET is answered before the next request is
+                        // sent, so what arrives on it is never a reply to
+                        // a call that raced it; a server that does not
+                        // answer it within the timeout is not listened to.
+                        let opening = async {
+                            let get = http.listen().ok()?;
+                            let answer = exchange(&http.uri, get);
+                            tokio::time::timeout(self.timeout, answer).await.ok()?.ok()
+                        };
+                        if frame["method"] == "notifications/initialized"
+                            && let Some(stream) = opening.await
+                        {
+                            tokio::spawn(reader.listen(stream));
                         }
                         Ok(())
                     }
@@ -690,11 +701,7 @@ impl Reader {
     /// call's stream (the TypeScript SDK's `server.request`), a
     /// notification. A server without one answers 405; then there is
     /// nothing to read. Read until the server ends it.
-    async fn listen(self, http: Arc<Http>) {
-        let Ok(request) = http.listen() else { return };
-        let Ok(response) = exchange(&http.uri, request).await else {
-            return;
-        };
+    async fn listen(self, response: Response<Incoming>) {
         if response.status() != StatusCode::OK || content_type(&response) != "text/event-stream" {
             return;
         }
