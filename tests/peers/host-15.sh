@@ -5,7 +5,8 @@
 # tools; scripted answers accept the form and approve the sampling request.
 #
 #   2026-07-28 (the probe answered): publish and summarize end input-required
-#     and complete on the host's retry.
+#     and complete on the host's retry; grow's changed tool list arrives on
+#     the subscriptions/listen stream the host opened.
 #   2025-11-25 (--legacy): the same tools ask with requests on the
 #     connection, which the host routes and answers; grow reports progress,
 #     adds a tool and sends notifications/tools/list_changed, and the model
@@ -64,6 +65,12 @@ check "2025-11-25: a form, a request on the connection" publish.json accept.json
 check "2025-11-25: sampling, a request on the connection" summarize.json approve.json --legacy -- \
     "era py: 2025-11-25 (--legacy; initialize)" \
     "-> Summary: Servers can ask questions."
+check "2026-07-28: progress and a changed tool list, on a subscription" grow.json accept.json -- \
+    "subscription acknowledged" \
+    "progress 1/2 adding shrink" \
+    "notifications/tools/list_changed" \
+    "tools of py listed again" \
+    'tool mcp__py__shrink {"text":"hello world"} -> hello'
 check "2025-11-25: progress and a changed tool list" grow.json accept.json --legacy -- \
     "progress 1/2 adding shrink" \
     "notifications/tools/list_changed" \

@@ -85,7 +85,7 @@ async def grow(ctx: Context) -> str:
     await ctx.report_progress(1, 2, "adding shrink")
     mcp.add_tool(shrink)
     if ctx.protocol_version == MODERN:
-        # 2026-07-28: told only to subscriptions/listen subscribers.
+        # 2026-07-28: told only on subscriptions/listen streams.
         await ctx.notify_tools_changed()
     else:
         await ctx.session.send_tool_list_changed()

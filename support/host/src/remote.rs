@@ -225,7 +225,13 @@ pub async fn list_tools(link: &Link, meta: Option<&Value>) -> Result<Vec<Value>,
         }
         cursor = match page.get("nextCursor") {
             Some(Value::String(next)) => Some(next.clone()),
-            _ => return Ok(items),
+            _ => {
+                // 2026-07-28: told of a change only on a subscription.
+                if let Some(meta) = meta {
+                    link.subscribe_to_tools(meta).await?;
+                }
+                return Ok(items);
+            }
         };
     }
     Err(format!("tools/list: still more pages after {MAX_PAGES}"))

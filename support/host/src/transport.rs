@@ -147,6 +147,10 @@ pub struct Link {
     version: Mutex<Option<String>>,
     /// Set by `notifications/tools/list_changed`, taken by `tools_changed`.
     changed: Arc<AtomicBool>,
+    /// 2026-07-28: the capabilities `server/discover` named, and whether
+    /// a `subscriptions/listen` for a changed tool list is open.
+    discovered: Mutex<Option<Value>>,
+    subscribed: AtomicBool,
     kind: Kind,
 }
 
@@ -269,6 +273,8 @@ impl Link {
             waiting: Waiting::default(),
             version: Mutex::new(None),
             changed: Arc::default(),
+            discovered: Mutex::new(None),
+            subscribed: AtomicBool::new(false),
             kind,
         };
         if let Kind::Stdio { child, stdin } = &link.kind {
@@ -300,6 +306,28 @@ impl Link {
     /// Whether the server said its tools changed since this was last asked.
     pub fn tools_changed(&self) -> bool {
         self.changed.swap(false, Ordering::Relaxed)
+    }
+
+    /// 2026-07-28: a change notification comes only on a subscription.
+    /// When `server/discover` said the tool list can change
+    /// (`tools.listChanged`), opens one for it, once, with `meta`; its
+    /// acknowledgment and notifications arrive like any others. The
+    /// request stays open and no call waits on it, so a server request can
+    /// never be routed to it; its reply would only mean the server ended it.
+    pub async fn subscribe_to_tools(&self, meta: &Value) -> Result<(), String> {
+        let can_change = self
+            .discovered
+            .lock()
+            .unwrap()
+            .as_ref()
+            .is_some_and(|capabilities| capabilities["tools"]["listChanged"] == true);
+        if !can_change || self.subscribed.swap(true, Ordering::Relaxed) {
+            return Ok(());
+        }
+        let params = json!({ "_meta": meta, "notifications": { "toolsListChanged": true } });
+        let call = self.send("subscriptions/listen", Some(params)).await?;
+        self.waiting.lock().unwrap().remove(&call.id);
+        Ok(())
     }
 
     /// The arguments of `tool` that its calls mirror into `Mcp-Param-NAME`
@@ -371,7 +399,14 @@ impl Link {
         let mut call = self.send(method, params).await?;
         loop {
             match call.next().await? {
-                Message::Reply(reply) => return Ok(reply),
+                Message::Reply(reply) => {
+                    if method == "server/discover"
+                        && let Ok(result) = &reply
+                    {
+                        *self.discovered.lock().unwrap() = Some(result["capabilities"].clone());
+                    }
+                    return Ok(reply);
+                }
                 Message::Request {
                     id, method: asked, ..
                 } => {
@@ -674,6 +709,10 @@ impl Reader {
             "notifications/tools/list_changed" => {
                 eprintln!("[{name}] notification {method}: the tools will be listed again");
                 self.changed.store(true, Ordering::Relaxed);
+            }
+            "notifications/subscriptions/acknowledged" => {
+                let filter = &params["notifications"];
+                eprintln!("[{name}] subscription acknowledged: {filter}");
             }
             _ => eprintln!("[{name}] notification {method}"),
         }
