@@ -73,7 +73,7 @@ starters *FLAGS:
 bench *NN:
     cargo xtask bench {{NN}}
 
-# Check a chapter's solution against real MCP clients (Python SDK, Inspector CLI); installs them into .peers/.
+# Check a chapter's solution against real MCP peers (Python SDK, Inspector CLI, the conformance suite; for chapter 15, a host, the suite's client scenarios and a Python SDK server); installs them into .peers/.
 [private]
 peers NN="03":
     bash tests/peers/run.sh {{NN}}
