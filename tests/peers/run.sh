@@ -4,8 +4,8 @@
 # official conformance suite over HTTP instead (through ch13-conformance);
 # chapter 14 meets the suite (through ch14-conformance) and then the Python
 # SDK, in both eras, over stdio and over HTTP. Chapter 15, a host, meets the
-# suite's client scenarios (through ch15-conformance-client) and a server
-# built on the Python SDK, in both eras.
+# suite's client scenarios (through ch15-conformance-client) and servers
+# built on the Python and TypeScript SDKs, in both eras.
 #
 # Usage: tests/peers/run.sh CHAPTER     e.g. tests/peers/run.sh 03
 #
@@ -68,8 +68,8 @@ if [[ $chapter == 15 ]]; then
     echo "== official conformance suite, client scenarios (HTTP)"
     bash "$here/conformance-client.sh" "${CARGO_TARGET_DIR:-$root/target}/debug/ch15-conformance-client" ||
         failed+=("conformance suite (client)")
-    echo "== the official Python SDK's server, both eras (stdio)"
-    bash "$here/host-15.sh" "$bin" || failed+=("python server")
+    echo "== the official Python and TypeScript SDKs' servers, both eras (stdio)"
+    bash "$here/host-15.sh" "$bin" || failed+=("SDK servers")
     if [[ ${#failed[@]} -gt 0 ]]; then
         echo "run.sh: chapter $chapter failed with: ${failed[*]}" >&2
         exit 1

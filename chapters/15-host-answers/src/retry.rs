@@ -8,7 +8,6 @@
 use serde_json::{Map, Value, json};
 use wire_host::transport::Message;
 
-use crate::discover;
 use crate::harness::Harness;
 use crate::route;
 
@@ -23,24 +22,16 @@ pub async fn call_tool(
     arguments: Value,
 ) -> Result<Value, String> {
     let (server, tool) = harness.host.find(qualified)?;
-    let capabilities = discover::capabilities(harness.answers.sampling);
     let mut call = json!({ "name": tool.name, "arguments": arguments });
     // ANCHOR: rounds
     // TODO(ch15/retry): up to MAX_ROUNDS times: send `call` (with
-    // discover::params) through `send`; a result whose resultType is not
+    // server.params) through `send`; a result whose resultType is not
     // "input_required" is the answer. Else answer each inputRequests entry
     // (key → {method, params}) with route::answer (a refusal ends the call
     // with an Err), and put the answers under call's "inputResponses" and
     // the result's requestState, unchanged, under "requestState". After
     // the last round: an Err that names the bound.
-    let _ = (
-        server,
-        capabilities,
-        &mut call,
-        send,
-        route::answer,
-        Map::new(),
-    );
+    let _ = (server, &mut call, send, route::answer, Map::new());
     Err("TODO(ch15/retry)".to_string())
     // END(ch15/retry)
     // ANCHOR_END: rounds

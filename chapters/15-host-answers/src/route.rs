@@ -7,8 +7,7 @@
 //! reaches the model only once the user approves it.
 
 use serde_json::{Value, json};
-use wire_host::ask::{sampling_request, sampling_result};
-use wire_host::model::MAIN;
+use wire_host::ask;
 
 use crate::events::Event;
 use crate::harness::Harness;
@@ -27,10 +26,10 @@ pub async fn answer(
 ) -> Result<Value, Refusal> {
     // TODO(ch15/route): `ping` is {}; `elicitation/create` is
     // `elicit(...)`'s answer; `roots/list` is harness.answers.roots_result();
-    // `sampling/createMessage` is `sample(...)` when harness.answers.sampling
-    // (declared), else -32601 saying sampling was not declared; any other
+    // `sampling/createMessage` is `ask::sample(...)` (the user approves, then
+    // the model answers) when harness.answers.sampling (declared), else -32601 saying sampling was not declared; any other
     // method -32601 "Method not found: METHOD".
-    let _ = (harness, server, params, elicit, sample);
+    let _ = (harness, server, params, elicit, ask::sample);
     Err((-32601, format!("TODO(ch15/route): {method}")))
     // END(ch15/route)
 }
@@ -51,6 +50,9 @@ async fn elicit(harness: &Harness, server: &str, params: &Value) -> Value {
         (None, Some(answer)) => (answer, "an Elicitation hook answered"),
         (None, None) => {
             let (response, how) = harness.answers.elicit(server, params);
+            // STRETCH(ch15/fits-form): an accepted form that does not fit its
+            // requestedSchema is asked again (`fits::until_it_fits`).
+            // END(ch15/fits-form)
             let event = Event::ElicitationResult {
                 server,
                 params,
@@ -76,23 +78,4 @@ async fn elicit(harness: &Harness, server: &str, params: &Value) -> Value {
     let message = params["message"].as_str().unwrap_or_default();
     println!("  elicitation from {server}: {message} -> {response} ({how})");
     response
-}
-
-/// A sampling request: shown to the user, then to the model if approved.
-async fn sample(harness: &Harness, server: &str, params: &Value) -> Result<Value, Refusal> {
-    let (approved, how) = harness.answers.approve(server, params);
-    let said = if approved { "approved" } else { "refused" };
-    println!("  sampling from {server}: {said} ({how})");
-    if !approved {
-        // The spec's example of a user who says no (client/sampling).
-        return Err((-1, "User rejected sampling request".into()));
-    }
-    let model = harness.model.name();
-    let request = sampling_request(params, model);
-    let reply = harness
-        .model
-        .send(MAIN, &request)
-        .await
-        .map_err(|err| (-32603, err))?;
-    Ok(sampling_result(&reply, model))
 }

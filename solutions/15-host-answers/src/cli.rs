@@ -8,7 +8,7 @@
 use std::path::PathBuf;
 
 use clap::Parser;
-use wire_host::ask::Answers;
+use wire_host::ask::{AnswerArgs, Answers};
 use wire_host::cli::{self, HookArgs, HookOptions, ServerArgs};
 use wire_host::connection::Options;
 use wire_host::host::ServerConfig;
@@ -65,17 +65,8 @@ struct Args {
     max_concurrent: usize,
     #[command(flatten)]
     hooks: HookArgs,
-    /// Scripted answers to servers' questions (JSON: "elicitation" and
-    /// "sampling" lists); without it, a terminal asks, else declines
-    #[arg(long, value_name = "FILE")]
-    answers: Option<PathBuf>,
-    /// A folder servers may see, as a root (repeatable; default: the
-    /// working folder)
-    #[arg(long = "root", value_name = "DIR")]
-    roots: Vec<PathBuf>,
-    /// Do not offer sampling to servers
-    #[arg(long)]
-    no_sampling: bool,
+    #[command(flatten)]
+    answers: AnswerArgs,
     /// Skip server/discover: initialize every server (for servers that
     /// fail on a request before initialize)
     #[arg(long)]
@@ -110,8 +101,9 @@ pub fn parse() -> Result<Cli, std::process::ExitCode> {
 
 fn resolve(args: Args, demo: bool) -> Result<Cli, String> {
     let hooks = args.hooks.resolve(None)?;
-    let answers = args.answers.or(demo.then(|| PathBuf::from(DEMO_ANSWERS)));
-    let answers = Answers::load(answers.as_deref(), args.roots, !args.no_sampling)?;
+    let answers = args
+        .answers
+        .load(demo.then(|| PathBuf::from(DEMO_ANSWERS)))?;
     let skill_folders = cli::folders("--skills", args.skill_folders, DEFAULT_SKILLS)?;
     let agent_folders = cli::folders("--agents", args.agent_folders, DEFAULT_AGENTS)?;
     if args.max_concurrent == 0 {

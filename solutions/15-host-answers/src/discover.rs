@@ -5,7 +5,7 @@
 //! living with 2025-06-18 if that is what the server chooses.
 
 use serde_json::{Value, json};
-use wire_host::remote::{Server, client_info, list_tools, modern_meta};
+use wire_host::remote::{self, Server, list_tools, modern_meta};
 use wire_host::transport::{Link, MODERN};
 
 /// The revisions `initialize` asks for and accepts, newest first.
@@ -23,14 +23,6 @@ pub fn capabilities(sampling: bool) -> Value {
         capabilities["sampling"] = json!({});
     }
     capabilities
-}
-
-/// The params of a request to `server`: in 2026-07-28 with `_meta`.
-pub fn params(server: &Server, capabilities: &Value, mut params: Value) -> Value {
-    if server.era == MODERN {
-        params["_meta"] = modern_meta(capabilities);
-    }
-    params
 }
 
 /// Opens the link, finds the era (`legacy`: initialize, no probe), lists
@@ -126,32 +118,12 @@ async fn era(link: &Link, capabilities: &Value) -> Result<(String, Value, String
 }
 // ANCHOR_END: era
 
-/// Chapter 2's handshake: `initialize`, a check of the version the server
-/// chose, `notifications/initialized`; later HTTP requests name the version.
+/// Chapter 2's handshake (`wire_host::remote::initialize`), with why.
 async fn initialize(
     link: &Link,
     capabilities: &Value,
     why: String,
 ) -> Result<(String, Value, String), String> {
-    let params = json!({
-        "protocolVersion": LEGACY[0],
-        "capabilities": capabilities,
-        "clientInfo": client_info(),
-    });
-    let result = link.request("initialize", Some(params)).await?;
-    let version = result["protocolVersion"].as_str().unwrap_or_default();
-    if !LEGACY.contains(&version) {
-        return Err(format!(
-            "server {} speaks MCP {version:?}; this client speaks {MODERN} and {}",
-            link.name,
-            LEGACY.join(" and ")
-        ));
-    }
-    link.agreed(version);
-    link.notify("notifications/initialized", None).await?;
-    Ok((
-        version.to_string(),
-        result["serverInfo"].clone(),
-        format!("{why}; initialize"),
-    ))
+    let (version, info) = remote::initialize(link, capabilities, &LEGACY).await?;
+    Ok((version, info, format!("{why}; initialize")))
 }

@@ -13,13 +13,13 @@ mod cli;
 mod delegate;
 mod discover;
 mod fence;
+#[cfg(feature = "stretch")]
+mod fits; // The stretch ch15/fits-form.
 mod harness;
 mod retry;
 mod route;
 
 use std::process::ExitCode;
-
-use serde_json::Value;
 
 use agent::{Harness, Log};
 // What chapters 6 to 9 taught, from the `wire-host` crate (`support/host`).
@@ -30,30 +30,14 @@ use wire_host::remote::Servers;
 use wire_host::{agents, join, skill_tools, skills, tokens};
 // The hook chapters' given parts: the Bash tool, the hook events' wire
 // shape, the session (support-own modules of `wire-host`, no lesson).
-use wire_host::connection::Options;
-use wire_host::host;
 use wire_host::session::Session;
-use wire_host::transport::Link;
-use wire_host::{bash, events};
+use wire_host::{ask, bash, events};
 // What chapters 10 and 11 taught and this chapter uses unchanged.
 use wire_host::hooks;
 use wire_host::matcher::Matcher;
 
 /// The name this program goes by in its messages.
 const PROGRAM: &str = "ch15-host-answers";
-
-/// The events a settings file may name here: chapter 11's, and the two
-/// around a server's form.
-const EVENTS: &[&str] = &[
-    "SessionStart",
-    "UserPromptSubmit",
-    "PreToolUse",
-    "PostToolUse",
-    "Stop",
-    "SubagentStop",
-    "Elicitation",
-    "ElicitationResult",
-];
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> ExitCode {
@@ -67,7 +51,8 @@ async fn main() -> ExitCode {
     // on the blocking pool it overlaps the servers' start instead.
     let tokenizer = tokio::task::spawn_blocking(tokens::load);
     let capabilities = discover::capabilities(cli.answers.sampling);
-    let host = match start(cli.servers, cli.options, &capabilities, cli.legacy).await {
+    let open = async |name: &str, link| discover::open(name, link, &capabilities, cli.legacy).await;
+    let host = match Servers::start(cli.servers, cli.options, open).await {
         Ok(host) => host,
         Err(err) => {
             eprintln!("{PROGRAM}: {err}");
@@ -80,7 +65,7 @@ async fn main() -> ExitCode {
     host.show();
     wire_host::show::introduce_rest(&names, &agent_names, &catalogue, &cli.prompt);
     let _ = tokenizer.await; // Ready before the first turn counts tokens.
-    let opened = Session::with_hooks(PROGRAM, &cli.hooks, &[], EVENTS, Matcher::parse);
+    let opened = Session::with_hooks(PROGRAM, &cli.hooks, &[], ask::EVENTS, Matcher::parse);
     let (session, settings) = match opened {
         Ok(opened) => opened,
         Err(err) => {
@@ -112,37 +97,6 @@ async fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
-}
-
-/// Opens every server, one after the other: each link, then its era.
-async fn start(
-    configs: Vec<host::ServerConfig>,
-    options: Options,
-    capabilities: &Value,
-    legacy: bool,
-) -> Result<Servers, String> {
-    let mut servers = Vec::new();
-    for config in configs {
-        let opened = match Link::open(
-            &config.name,
-            &config.command,
-            options.timeout,
-            options.trace,
-        )
-        .await
-        {
-            Ok(link) => discover::open(&config.name, link, capabilities, legacy).await,
-            Err(err) => Err(err),
-        };
-        match opened {
-            Ok(server) => servers.push(server),
-            Err(err) => {
-                Servers::new(servers).shutdown().await;
-                return Err(err);
-            }
-        }
-    }
-    Ok(Servers::new(servers))
 }
 
 /// SessionStart, then the main conversation: the prompt, the loop, the

@@ -20,6 +20,46 @@ use std::sync::Mutex;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
+use crate::model::{MAIN, Model};
+
+/// The hook events a host that answers servers fires: chapter 11's, and
+/// Claude Code's two around a server's form.
+pub const EVENTS: &[&str] = &[
+    "SessionStart",
+    "UserPromptSubmit",
+    "PreToolUse",
+    "PostToolUse",
+    "Stop",
+    "SubagentStop",
+    "Elicitation",
+    "ElicitationResult",
+];
+
+/// `--answers`, `--root`, `--no-sampling`: how servers' questions are
+/// answered.
+#[derive(clap::Args)]
+pub struct AnswerArgs {
+    /// Scripted answers to servers' questions (JSON: "elicitation" and
+    /// "sampling" lists); without it, a terminal asks, else declines
+    #[arg(long, value_name = "FILE")]
+    pub answers: Option<PathBuf>,
+    /// A folder servers may see, as a root (repeatable; default: the
+    /// working folder)
+    #[arg(long = "root", value_name = "DIR")]
+    pub roots: Vec<PathBuf>,
+    /// Do not offer sampling to servers
+    #[arg(long)]
+    pub no_sampling: bool,
+}
+
+impl AnswerArgs {
+    /// The answers; `demo_answers` is the file a run with no arguments uses.
+    pub fn load(self, demo_answers: Option<PathBuf>) -> Result<Answers, String> {
+        let file = self.answers.or(demo_answers);
+        Answers::load(file.as_deref(), self.roots, !self.no_sampling)
+    }
+}
+
 #[derive(Default, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 struct Script {
@@ -214,6 +254,29 @@ fn typed_value(typed: &str, schema: &Value) -> Value {
             .unwrap_or(json!(typed)),
         _ => json!(typed),
     }
+}
+
+/// A server's sampling request: shown to the user, then sent to the
+/// harness's model once approved; its result, or the error for the server.
+pub async fn sample(
+    answers: &Answers,
+    model: &Model,
+    server: &str,
+    params: &Value,
+) -> Result<Value, (i64, String)> {
+    let (approved, how) = answers.approve(server, params);
+    let said = if approved { "approved" } else { "refused" };
+    println!("  sampling from {server}: {said} ({how})");
+    if !approved {
+        // The spec's example of a user who says no (client/sampling).
+        return Err((-1, "User rejected sampling request".into()));
+    }
+    let request = sampling_request(params, model.name());
+    let reply = model
+        .send(MAIN, &request)
+        .await
+        .map_err(|err| (-32603, err))?;
+    Ok(sampling_result(&reply, model.name()))
 }
 
 /// `sampling/createMessage`'s params as a Messages API request body.

@@ -7,7 +7,8 @@ use std::sync::Mutex;
 
 use serde_json::{Value, json};
 
-use crate::host::{Tool, qualified_name};
+use crate::connection::Options;
+use crate::host::{ServerConfig, Tool, qualified_name};
 use crate::transport::{Link, MODERN};
 
 /// The name this client gives itself, in initialize and in `_meta`.
@@ -27,6 +28,17 @@ pub struct Server {
     pub meta: Option<Value>,
 }
 
+impl Server {
+    /// The params of a request to this server: in 2026-07-28 with its
+    /// `_meta`.
+    pub fn params(&self, mut params: Value) -> Value {
+        if let Some(meta) = &self.meta {
+            params["_meta"] = meta.clone();
+        }
+        params
+    }
+}
+
 /// Every server, and one catalogue of their tools.
 #[derive(Default)]
 pub struct Servers {
@@ -44,6 +56,36 @@ impl Servers {
             servers,
             lists: Mutex::new(lists),
         }
+    }
+
+    /// Opens every server, one after the other: its link, then `open` (the
+    /// chapter's choice of era); on a failure, shuts those already open.
+    pub async fn start(
+        configs: Vec<ServerConfig>,
+        options: Options,
+        open: impl AsyncFn(&str, Link) -> Result<Server, String>,
+    ) -> Result<Servers, String> {
+        let mut servers = Vec::new();
+        for config in configs {
+            let link = Link::open(
+                &config.name,
+                &config.command,
+                options.timeout,
+                options.trace,
+            );
+            let opened = match link.await {
+                Ok(link) => open(&config.name, link).await,
+                Err(err) => Err(err),
+            };
+            match opened {
+                Ok(server) => servers.push(server),
+                Err(err) => {
+                    Servers::new(servers).shutdown().await;
+                    return Err(err);
+                }
+            }
+        }
+        Ok(Servers::new(servers))
     }
 
     /// The merged catalogue, as the servers last listed their tools.
@@ -133,6 +175,34 @@ impl Servers {
 /// `clientInfo`: this client's name and version.
 pub fn client_info() -> Value {
     json!({ "name": CLIENT_NAME, "version": env!("CARGO_PKG_VERSION") })
+}
+
+/// Chapter 2's handshake on `link`, from the client's side: `initialize`
+/// asking for the first of `versions`, a check that the server chose one
+/// of them, `notifications/initialized`; later HTTP requests name the
+/// version. The version and the server's `serverInfo`.
+pub async fn initialize(
+    link: &Link,
+    capabilities: &Value,
+    versions: &[&str],
+) -> Result<(String, Value), String> {
+    let params = json!({
+        "protocolVersion": versions[0],
+        "capabilities": capabilities,
+        "clientInfo": client_info(),
+    });
+    let result = link.request("initialize", Some(params)).await?;
+    let version = result["protocolVersion"].as_str().unwrap_or_default();
+    if !versions.contains(&version) {
+        return Err(format!(
+            "server {} speaks MCP {version:?}; this client speaks {MODERN} and {}",
+            link.name,
+            versions.join(" and ")
+        ));
+    }
+    link.agreed(version);
+    link.notify("notifications/initialized", None).await?;
+    Ok((version.to_string(), result["serverInfo"].clone()))
 }
 
 /// 2026-07-28's `_meta` of every request: the revision, who asks, and what

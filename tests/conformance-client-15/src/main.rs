@@ -49,7 +49,7 @@ async fn run(url: &str, scenario: &str) -> Result<(), String> {
     let server = discover::open("server", link, &capabilities, false).await?;
     let mut outcome = Ok(());
     for (name, arguments) in calls(scenario, &server.tools) {
-        match call(&server, &capabilities, &name, arguments).await {
+        match call(&server, &name, arguments).await {
             Ok(result) => println!("tool {name}: {}", result["content"]),
             Err(err) => {
                 eprintln!("tool {name}: {err}");
@@ -129,15 +129,10 @@ fn arguments(schema: &Value) -> Value {
 
 /// One tool call, round after round (2026-07-28), the server's requests
 /// on the way answered (2025-11-25).
-async fn call(
-    server: &Server,
-    capabilities: &Value,
-    name: &str,
-    arguments: Value,
-) -> Result<Value, String> {
+async fn call(server: &Server, name: &str, arguments: Value) -> Result<Value, String> {
     let mut call = json!({ "name": name, "arguments": arguments });
     for _ in 0..MAX_ROUNDS {
-        let params = discover::params(server, capabilities, call.clone());
+        let params = server.params(call.clone());
         let mut sent = server.link.send("tools/call", Some(params)).await?;
         let result = loop {
             match sent.next().await? {
