@@ -83,9 +83,13 @@ impl Watched {
             let frame = match self.frames.recv_timeout(left) {
                 Ok(Ok(frame)) => frame,
                 Ok(Err(_)) | Err(RecvTimeoutError::Disconnected) => {
-                    // Stdin is gone: nobody is left to read a reply.
-                    self.queued.push_back(Frame::Eof);
-                    return true;
+                    // Stdin is gone, but stdout may still be read: the work
+                    // goes on, and the loop ends once it is done.
+                    if !matches!(self.queued.back(), Some(Frame::Eof)) {
+                        self.queued.push_back(Frame::Eof);
+                    }
+                    std::thread::sleep(left);
+                    return false;
                 }
                 Err(RecvTimeoutError::Timeout) => return false,
             };
