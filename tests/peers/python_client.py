@@ -475,12 +475,12 @@ class HttpServer:
     """The server started with --listen 127.0.0.1:0, its URL read from the
     first line it writes on stderr: listening on http://ADDR/mcp."""
 
-    def __init__(self, binary):
-        self.binary = binary
+    def __init__(self, binary, args=()):
+        self.binary, self.args = binary, list(args)
 
     def __enter__(self):
         self.log = tempfile.TemporaryFile(mode="w+")
-        command = [self.binary, "--listen", "127.0.0.1:0"]
+        command = [self.binary, "--listen", "127.0.0.1:0", *self.args]
         self.process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=self.log)
         for _ in range(100):
             self.log.seek(0)
@@ -519,6 +519,45 @@ async def checks_14(server, mode, opening, side):
             await check(client, side)
 
 
+async def run_16(binary):
+    """Chapter 16: progress, and a cancel that stops the work, in each era
+    over each transport (the SDK cancels by sending notifications/cancelled
+    on stdio, and on HTTP as its transport does it)."""
+    for transport in ("stdio", "http"):
+        for mode, opening in MODES["12"]:
+            print(f"-- {transport}, mode={mode!r}", flush=True)
+            with tempfile.TemporaryDirectory() as state, anyio.fail_after(TOTAL_TIMEOUT):
+                args = ["--step", "0.3", "--state", state]
+                if transport == "stdio":
+                    await checks_16(StdioServerParameters(command=binary, args=args), mode, opening, state)
+                else:
+                    with HttpServer(binary, args) as url:
+                        await checks_16(url, mode, opening, state)
+
+
+async def checks_16(server, mode, opening, state):
+    index = os.path.join(state, "notes-index.json")
+    async with Client(server, mode=mode, read_timeout_seconds=READ_TIMEOUT) as client:
+        await opening(client)
+        seen = []
+
+        async def progress(done, total, message):
+            seen.append((done, total))
+
+        with anyio.move_on_after(0.45):
+            await client.call_tool("reindex_notes", {}, progress_callback=progress)
+        expect(seen[:1] == [(1, 8)], f"progress before the cancel: {seen!r}")
+        await anyio.sleep(8 * 0.3 + 0.5)
+        expect(not os.path.exists(index), "the cancelled call wrote the index")
+        ok("call_tool reindex_notes, cancelled after the first progress", "no index written")
+        seen.clear()
+        result = await client.call_tool("reindex_notes", {}, progress_callback=progress)
+        expect(not result.is_error, f"reindex_notes failed: {text_of(result)!r}")
+        expect([done for done, _ in seen] == list(range(1, 9)), f"progress: {seen!r}")
+        expect(os.path.exists(index), "no index after the call")
+        ok("call_tool reindex_notes with progress", f"{len(seen)} notifications, then the result")
+
+
 def describe(error):
     """One line for an exception, looking inside anyio's exception groups."""
     while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
@@ -530,11 +569,13 @@ def main():
     if len(sys.argv) != 3:
         sys.exit("usage: python_client.py SERVER_BINARY CHAPTER")
     binary, chapter = sys.argv[1], sys.argv[2]
-    if chapter not in CHECKS and chapter != "14":
+    if chapter not in CHECKS and chapter not in ("14", "16"):
         sys.exit(f"python_client.py: no checks for chapter {chapter!r} (have: {', '.join(CHECKS)}, 14)")
     try:
         if chapter == "14":
             anyio.run(run_14, binary)
+        elif chapter == "16":
+            anyio.run(run_16, binary)
         else:
             anyio.run(run, binary, MODES[chapter], CHECKS[chapter])
     except Exception as error:  # a failed check, a timeout, a crash in the SDK: all fail the run

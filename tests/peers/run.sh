@@ -77,16 +77,18 @@ if [[ $chapter == 15 ]]; then
     echo "== chapter $chapter: all peer checks passed"
     exit 0
 fi
-if [[ $chapter == 14 ]]; then
+if [[ $chapter == 14 || $chapter == 16 ]]; then
     # Chapter 14's http.rs and asking machinery, with chapter 13's fixtures
     # and those that ask (tests/conformance-14); its baselines are
     # conformance-14-REVISION.yml. Then the Python SDK drives the chapter's
     # own tools, answering through its elicitation, sampling and roots
     # callbacks. (The Inspector's CLI cannot answer a server's question.)
-    echo "== build ch14-conformance"
-    cargo build -q -p ch14-conformance
+    # Chapter 16 the same, with its own http.rs (tests/conformance-16,
+    # conformance-16-REVISION.yml); the SDK checks its progress and cancel.
+    echo "== build ch$chapter-conformance"
+    cargo build -q -p "ch$chapter-conformance"
     echo "== official conformance suite (HTTP)"
-    bash "$here/conformance.sh" "${CARGO_TARGET_DIR:-$root/target}/debug/ch14-conformance" conformance-14 ||
+    bash "$here/conformance.sh" "${CARGO_TARGET_DIR:-$root/target}/debug/ch$chapter-conformance" "conformance-$chapter" ||
         failed+=("conformance suite")
     echo "== official Python SDK (mcp), stdio and HTTP, both eras"
     "$root/.peers/venv/bin/python" "$here/python_client.py" "$bin" "$chapter" || failed+=("python client")

@@ -32,6 +32,7 @@ use crate::SERVER_NAME;
 use crate::asking::{InputRequest, Stop, Transport};
 use crate::http_util::{Body, accepted, refusal};
 use crate::jsonrpc::Reply;
+use crate::long_work::{Notification, Work};
 
 /// A response body: whole, or events written while the call runs.
 pub enum Streamed {
@@ -88,6 +89,56 @@ impl Events {
         let data = serde_json::to_string(message).unwrap_or_default();
         let event = format!("event: message\ndata: {data}\n\n");
         self.0.send(Bytes::from(event)).is_ok()
+    }
+
+    /// Whether the client still reads the stream (chapter 16). hyper drops
+    /// the receiving end once a write to a closed connection fails, so a
+    /// stream that nothing is written to cannot tell: see `keepalive`.
+    pub fn is_open(&self) -> bool {
+        !self.0.is_closed()
+    }
+
+    /// An SSE comment line, which every client skips: written while long
+    /// work has nothing to say, so that a closed connection is noticed.
+    pub fn keepalive(&self) -> bool {
+        self.0.send(Bytes::from_static(b": working\n\n")).is_ok()
+    }
+}
+
+/// The long calls of this instance that a 2025-11-25 client may cancel
+/// with a POSTed `notifications/cancelled` (chapter 16), by request id.
+/// Ids are the client's own, so without sessions two clients may use the
+/// same one: the cancel then stops both calls (a limit of this design).
+#[derive(Default)]
+pub struct Running(Mutex<HashMap<String, Arc<std::sync::atomic::AtomicBool>>>);
+
+impl Running {
+    /// A call starts: the flag its cancel will set.
+    pub fn start(&self, id: &Value) -> Arc<std::sync::atomic::AtomicBool> {
+        let flag = Arc::default();
+        self.table().insert(id.to_string(), Arc::clone(&flag));
+        flag
+    }
+
+    /// A call ends: a cancel for it is ignored from now on.
+    pub fn finish(&self, id: &Value) {
+        self.table().remove(&id.to_string());
+    }
+
+    /// A cancel: `true` when it named a call of this instance that works.
+    pub fn cancel(&self, id: &Value) -> bool {
+        let table = self.table();
+        let flag = table.get(&id.to_string());
+        flag.inspect(|flag| flag.store(true, Ordering::Relaxed))
+            .is_some()
+    }
+
+    fn table(
+        &self,
+    ) -> std::sync::MutexGuard<'_, HashMap<String, Arc<std::sync::atomic::AtomicBool>>> {
+        self.0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 }
 
@@ -250,5 +301,74 @@ impl Transport for StreamAsker<'_> {
                 self.wait.as_secs_f64()
             ))
         })
+    }
+}
+
+/// Long work on a call's event stream (chapter 16): its notifications are
+/// events, and it is cancelled when the client closes the stream
+/// (2026-07-28, `modern`) or when its flag is set by a POSTed
+/// `notifications/cancelled` (2025-11-25, `Running`).
+pub struct StreamWork<'a> {
+    pub events: &'a Events,
+    pub cancelled: &'a std::sync::atomic::AtomicBool,
+    pub modern: bool,
+    /// Whether anything went out since the last pause.
+    pub wrote: bool,
+}
+
+impl<'a> StreamWork<'a> {
+    pub fn new(
+        events: &'a Events,
+        cancelled: &'a std::sync::atomic::AtomicBool,
+        modern: bool,
+    ) -> Self {
+        let wrote = false;
+        StreamWork {
+            events,
+            cancelled,
+            modern,
+            wrote,
+        }
+    }
+}
+
+/// This instance's open `subscriptions/listen` streams (chapter 16), each
+/// with what it asked to hear.
+#[derive(Default)]
+pub struct Listeners(Mutex<Vec<(crate::long_work::Subscription, Events)>>);
+
+impl Listeners {
+    pub fn lock(&self) -> std::sync::MutexGuard<'_, Vec<(crate::long_work::Subscription, Events)>> {
+        // A panic elsewhere while holding it leaves the list usable.
+        self.0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+impl Work for StreamWork<'_> {
+    fn notify(&mut self, notification: &Notification) {
+        self.wrote |= self.events.send(notification);
+    }
+
+    /// A closed connection is noticed only when a write fails, so a pause
+    /// with nothing said since the last starts with an SSE comment.
+    fn cancelled(&mut self, pause: Duration) -> bool {
+        if !std::mem::take(&mut self.wrote) {
+            self.events.keepalive();
+        }
+        let until = std::time::Instant::now() + pause;
+        loop {
+            let closed = self.modern && !self.events.is_open();
+            if closed || self.cancelled.load(Ordering::Relaxed) {
+                eprintln!("{SERVER_NAME}: a long call was cancelled; nothing written");
+                return true;
+            }
+            let left = until.saturating_duration_since(std::time::Instant::now());
+            if left.is_zero() {
+                return false;
+            }
+            std::thread::sleep(left.min(Duration::from_millis(10)));
+        }
     }
 }

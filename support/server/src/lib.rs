@@ -37,6 +37,16 @@ pub mod modern;
 pub mod server;
 pub mod tools;
 
+// Generated from chapter 14 (the server asks back), for chapter 16.
+#[cfg(feature = "asking")]
+pub mod ask;
+#[cfg(feature = "asking")]
+pub mod asking_calls;
+#[cfg(feature = "asking")]
+pub mod legacy;
+#[cfg(feature = "asking")]
+pub mod rounds;
+
 // This crate's own.
 #[cfg(feature = "asking")]
 pub mod asking;
@@ -48,11 +58,15 @@ pub mod draft_tools;
 #[cfg(feature = "http")]
 pub mod http_util;
 #[cfg(feature = "asking")]
+pub mod long_work;
+#[cfg(feature = "asking")]
 pub mod request_state;
 #[cfg(feature = "asking")]
 pub mod roots;
 pub mod state;
 pub mod stdio;
+#[cfg(feature = "asking")]
+pub mod watched;
 
 /// The program's name, for log lines and `serverInfo`. The chapters' files
 /// say `crate::SERVER_NAME`, which in a chapter is a `const` of its

@@ -221,6 +221,18 @@ impl State {
         }
     }
 
+    /// A second handle on the same folder, for a chapter that keeps a file
+    /// of its own beside the drafts (chapter 16's index) while chapter 12's
+    /// `Server` owns the first. It never removes the folder: the first,
+    /// if private, does that at the end.
+    pub fn another(&self) -> State {
+        State {
+            folder: self.folder.clone(),
+            private: false,
+            taken: AtomicU64::new(0),
+        }
+    }
+
     /// The folder itself, for a record kept beside the drafts and the key
     /// (`request_state::Spent`, with the `asking` feature).
     #[cfg(feature = "asking")]
