@@ -34,7 +34,9 @@ mod fixtures_14;
 
 // The modules chapter 14's files use, by the names they use them.
 use wire_server::server;
-use wire_server::{ask, asking, asking_http, draft_tools, http_util, jsonrpc, modern, request_state};
+use wire_server::{
+    ask, asking, asking_http, draft_tools, http_util, jsonrpc, modern, request_state,
+};
 use wire_server::{long_work, rounds, watched};
 
 use std::net::SocketAddr;
