@@ -82,6 +82,19 @@ const DEMOS: &[(&str, &[&str])] = &[
             "ch14-asking: terminated, bye",
         ],
     ),
+    // Long work: the server reports progress on the token the call
+    // carried, before the result that ends the call; the tool made
+    // available by the work (search_index) then answers from its index.
+    (
+        "16",
+        &[
+            r#""progressToken": "reindex-1""#,
+            r#""message": "Indexed note://utf8""#,
+            r#""text": "Indexed 8 notes, 97 words; search_index looks a word up.""#,
+            r#""text": "\"retry\" is in note://backoff, note://idempotency.""#,
+            SERVER_EXITED,
+        ],
+    ),
 ];
 
 /// The last line of every stdio server's tour.
