@@ -79,3 +79,29 @@ fn the_reply_to_an_unfinished_line_is_awaited_at_end_of_input() {
         .unwrap();
     }
 }
+
+/// `# bless: lockstep` rewrites each server line from one run in lockstep,
+/// keeps the lines that did not change, and keeps the comments.
+#[test]
+fn a_lockstep_bless_rewrites_the_lines_in_place() {
+    let text = "# bless: lockstep\n-> one\n<- stale\n-> two\n<- two\n";
+    let bin = server("echo.sh").path;
+    let blessed = runner::bless(&transcript(text), text, &bin).unwrap();
+    assert_eq!(
+        blessed,
+        "# bless: lockstep\n-> one\n<- one\n-> two\n<- two\n"
+    );
+}
+
+/// The line counts are the transcript's: a solution that writes more lines
+/// than it holds is reported, never blessed into the wrong place.
+#[test]
+fn a_lockstep_bless_reports_a_line_the_transcript_lacks() {
+    let text = "# bless: lockstep\n-> one\n-> two\n<- two\n";
+    let bin = server("echo.sh").path;
+    let error = runner::bless(&transcript(text), text, &bin).unwrap_err();
+    assert!(
+        error.contains("the solution wrote 2 server lines, the transcript holds 1"),
+        "{error}"
+    );
+}

@@ -1091,6 +1091,7 @@ fn caption(chapter: &Chapter, transcript: &Transcript, raw: &str) -> String {
                         // the test, not something the reader sees happen.
                         | "together"
                         | "pipelined"
+                        | "bless"
                 )
             )
         })

@@ -571,8 +571,12 @@ pub fn unwritten_gap(run: &Run) -> Option<(String, String)> {
 
 /// Regenerates the server frames of a transcript from `bin`: the output that
 /// follows each client frame is found by replaying every prefix of the client
-/// frames, so it needs no timing. Comments and client frames are kept.
+/// frames, so it needs no timing; with `# bless: lockstep`, from one run in
+/// lockstep instead. Comments and client frames are kept.
 pub fn bless(transcript: &Transcript, text: &str, bin: &Path) -> Result<String, String> {
+    if transcript.bless_lockstep {
+        return bless_lockstep(transcript, text, bin);
+    }
     // Each prefix runs in a new process: a `{state}` one run sealed means
     // nothing to the next, and a server that asks and waits (chapter 14)
     // answers its own call with an error when a prefix ends before the answer.
@@ -605,8 +609,61 @@ pub fn bless(transcript: &Transcript, text: &str, bin: &Path) -> Result<String, 
         replies.push(run.stdout[seen..].to_vec());
         seen = run.stdout.len();
     }
-    // The server lines written after each client frame (0: before any),
-    // so replies that did not change keep their lines as written.
+    Ok(rewrite(transcript, text, &replies))
+}
+
+/// Blesses from one run in lockstep (`# bless: lockstep`): the runner sends
+/// each client frame once the server wrote the lines the transcript holds
+/// before it, as `check` does, so a cancel arrives while the work runs. The
+/// transcript's line counts say which lines follow which frame; they are
+/// kept, so a solution that writes more or fewer is reported, not guessed.
+fn bless_lockstep(transcript: &Transcript, text: &str, bin: &Path) -> Result<String, String> {
+    if crate::run::capture::uses_state(transcript) {
+        return Err(format!(
+            "{}: `# bless: lockstep` cannot bless a captured {{state}}; edit it by hand",
+            transcript.name
+        ));
+    }
+    let Lockstep { run, stalled } = run_lockstep(transcript, bin, reply_timeout())?;
+    let counts: Vec<usize> = steps(transcript).iter().map(|step| step.replies).collect();
+    let due: usize = counts.iter().sum();
+    let lines = split_lines(&run.stdout);
+    if let Some((got, after)) = stalled {
+        let after = after.map_or("before any client frame".to_string(), |line| {
+            format!("after the client frame on line {line}")
+        });
+        return Err(format!(
+            "{}: the solution wrote {got} of the {due} server lines the transcript holds, \
+             and then nothing {after}; `# bless: lockstep` keeps the transcript's line \
+             counts, so remove `<-` lines there by hand",
+            transcript.name
+        ));
+    }
+    if lines.len() != due {
+        return Err(format!(
+            "{}: the solution wrote {} server lines, the transcript holds {due}; \
+             `# bless: lockstep` keeps the transcript's line counts, so add or remove \
+             `<-` lines by hand (placeholders such as `<- x` will do)",
+            transcript.name,
+            lines.len()
+        ));
+    }
+    let mut rest = lines.as_slice();
+    let replies: Vec<Vec<u8>> = counts
+        .iter()
+        .map(|&count| {
+            let (step, after) = rest.split_at(count);
+            rest = after;
+            step.concat()
+        })
+        .collect();
+    Ok(rewrite(transcript, text, &replies))
+}
+
+/// The transcript with each step's server lines replaced by `replies[k]`
+/// (the output after client frame k; 0: before any). A step whose bytes did
+/// not change keeps its lines exactly as written.
+fn rewrite(transcript: &Transcript, text: &str, replies: &[Vec<u8>]) -> String {
     let lines: Vec<&str> = text.lines().collect();
     let mut old: Vec<Vec<&Frame>> = vec![Vec::new()];
     for frame in &transcript.frames {
@@ -654,7 +711,7 @@ pub fn bless(transcript: &Transcript, text: &str, bin: &Path) -> Result<String, 
     if pending {
         out += &render(0);
     }
-    Ok(out)
+    out
 }
 
 /// A JSON-RPC request in a server's frame: the server asks the client.

@@ -8,6 +8,7 @@
 //! # args: --help                            command-line arguments for the binary
 //! # exit: 0                                 the exit status expected at the end (default 0)
 //! # pipelined: yes                          send all client frames at once (default: lockstep)
+//! # bless: lockstep                         bless from one lockstep run (see `runner::bless`)
 //! # state: removed                          (HTTP) --state a folder removed once the server listens
 //! -> {"jsonrpc":"2.0","id":1,"method":"ping"}    client to server: the text, then "\n"
 //! <- {"jsonrpc":"2.0","id":1,"result":{}}        server to client
@@ -207,6 +208,11 @@ pub struct Transcript {
     /// `# pipelined: yes`: send every client frame at once instead of
     /// waiting for each reply (the runner's default, like a real client).
     pub pipelined: bool,
+    /// `# bless: lockstep`: bless the server's frames from one run in
+    /// lockstep, with the transcript's line counts, instead of replaying
+    /// prefixes: for frames that depend on when the client sends (a cancel
+    /// while the work runs), which no prefix of the input can reproduce.
+    pub bless_lockstep: bool,
     pub args: Vec<String>,
     pub exit: i32,
     /// Who the binary under test is, and so which runner drives it.
@@ -276,6 +282,7 @@ impl Transcript {
             book: None,
             revision: None,
             pipelined: false,
+            bless_lockstep: false,
             args: Vec::new(),
             exit: 0,
             runner: Runner::Server,
@@ -331,6 +338,17 @@ impl Transcript {
                     "yes" => true,
                     "no" => false,
                     _ => return Err(format!("write `# pipelined: yes` or `no`, not {value:?}")),
+                }
+            }
+            "bless" => {
+                self.bless_lockstep = match value {
+                    "lockstep" => true,
+                    "prefixes" => false,
+                    _ => {
+                        return Err(format!(
+                            "write `# bless: lockstep` or `prefixes`, not {value:?}"
+                        ));
+                    }
                 }
             }
             "revision" => self.revision = Some(value.to_string()),
