@@ -40,6 +40,8 @@ pub const SEQUENCES: &[(&str, &str)] = &[
     ("ch14", "tour"),
     ("ch15", "route_elicitation"),
     ("ch15", "tour"),
+    ("ch16", "tour"),
+    ("ch16", "cancel"),
 ];
 
 /// The transcripts whose parties make the introduction's picture of a host,
