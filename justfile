@@ -41,7 +41,7 @@ diff NN:
 measure TABLE *FLAGS:
     cargo xtask measure {{TABLE}} {{FLAGS}}
 
-# Start chapter NN's server and type frames at it; both directions pretty-printed (--mine for your crate).
+# Start chapter NN's server and type frames at it; both directions pretty-printed (--mine for your crate; after --, the server's own arguments).
 trace NN *FLAGS:
     cargo xtask trace {{NN}} {{FLAGS}}
 

@@ -40,8 +40,9 @@ usage: cargo xtask <command>     (NN: a chapter, written 3, 03 or ch03)
                                (hosts, from chapter 6: their demo, run with no arguments);
                                --mine: your chapters/NN crate instead of the solution
                                (--starter, its old name, still works)
-  trace NN [--mine | --bin PATH] [--stretch]
-                               start chapter NN's server; type frames, see both ways
+  trace NN [--mine | --bin PATH] [--stretch] [-- SERVER-ARGS]
+                               start chapter NN's server (with SERVER-ARGS, such as
+                               --step 5); type frames, see both ways
   diff NN                      your chapters/NN crate against the solution, gap by gap
   measure skills|agents [--mine | --bin PATH]
                                the book's token tables: what skills cost an idle turn
@@ -298,6 +299,11 @@ fn play(args: &[String]) -> Result<(), String> {
 /// `trace NN`: an interactive pipe. Lines you type go to the server; both
 /// directions are pretty-printed.
 fn trace(args: &[String]) -> Result<(), String> {
+    // After `--`, the server's own arguments (`--step 5`, `--notes-dir DIR`).
+    let (args, server_args) = match args.iter().position(|arg| arg == "--") {
+        Some(at) => (&args[..at], &args[at + 1..]),
+        None => (args, &[][..]),
+    };
     let chapter = chapter_arg(args)?;
     let tour = Transcript::load(&chapter.transcript_path("tour")).map_err(|err| err.to_string())?;
     if tour.runner == Runner::Http {
@@ -321,7 +327,7 @@ fn trace(args: &[String]) -> Result<(), String> {
          end of input closes stdin: Ctrl-D (Windows: Ctrl-Z, then Enter).",
         target.label
     );
-    let (mut child, replies) = spawn(&target, &[])?;
+    let (mut child, replies) = spawn(&target, server_args)?;
     let printer = thread::spawn(move || {
         for line in replies {
             show("←", "server", &line);

@@ -10,6 +10,8 @@ mod dispatch;
 mod http;
 mod reindex;
 mod subscriptions;
+#[cfg(feature = "stretch")]
+mod throttle; // The stretch ch16/throttle.
 
 // What chapters 4, 5, 12 and 14 settled, under the names they used, and
 // the given code (the seal, the roots, the tools' schemas, the watched

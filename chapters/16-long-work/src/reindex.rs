@@ -50,8 +50,13 @@ pub fn reindex(
         .collect();
     let total = texts.len();
     let mut index = Index::new();
+    // STRETCH(ch16/throttle): at most one progress notification a second
+    // (`throttle::EVERY`), and always the last: a `Throttle`, asked each step.
+    // END(ch16/throttle)
     for (done, (text, uri)) in texts.iter().enumerate() {
         index.insert(uri.clone(), words(text));
+        // STRETCH(ch16/throttle): a step the throttle holds back sends nothing.
+        // END(ch16/throttle)
         // TODO(ch16/progress): with a `token`, tell the client how far the
         // work is: `work.notify` a "notifications/progress" whose params
         // are a `Progress` with the token, `done + 1` of `total` (it must

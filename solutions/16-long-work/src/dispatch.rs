@@ -13,7 +13,7 @@ use crate::asking_tools::{our_call, with_definitions};
 use crate::draft_tools::tool_error;
 use crate::http::{Answer, Asker, Finished, Handler};
 use crate::jsonrpc::RpcError;
-use crate::long_work::{self, Work, calls};
+use crate::long_work::{self, Work, calls, dressed, ready};
 use crate::long_work::{Change, Subscription};
 use crate::reindex;
 use crate::request_state::Seal;
@@ -162,24 +162,6 @@ impl Asking {
         Some(outcome)
     }
     // ANCHOR_END: stdio
-}
-
-/// Whether a call may run: 2026-07-28 with a good `_meta`, or after
-/// initialize. Else chapter 12's server answers it, with its refusal.
-fn ready(params: Option<&Value>, era: &Era) -> bool {
-    match era {
-        Era::Modern => crate::modern::check_meta(params).is_ok(),
-        Era::Legacy(handshake) => handshake.protocol_version.is_some(),
-    }
-}
-
-/// A result, dressed as its era wants.
-fn dressed(modern: bool, result: Value) -> Value {
-    if modern {
-        crate::modern::complete("tools/call", result)
-    } else {
-        result
-    }
 }
 
 // ANCHOR: declare

@@ -50,8 +50,17 @@ pub fn reindex(
         .collect();
     let total = texts.len();
     let mut index = Index::new();
+    // STRETCH(ch16/throttle): at most one progress notification a second
+    // (`throttle::EVERY`), and always the last: a `Throttle`, asked each step.
+    #[cfg(feature = "stretch")]
+    let mut throttle = crate::throttle::Throttle::default();
+    // END(ch16/throttle)
     for (done, (text, uri)) in texts.iter().enumerate() {
         index.insert(uri.clone(), words(text));
+        // STRETCH(ch16/throttle): a step the throttle holds back sends nothing.
+        #[cfg(feature = "stretch")]
+        let token = token.filter(|_| throttle.due(done + 1 == total));
+        // END(ch16/throttle)
         // GAP(ch16/progress): with a `token`, tell the client how far the
         // work is: `work.notify` a "notifications/progress" whose params
         // are a `Progress` with the token, `done + 1` of `total` (it must

@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::draft_tools::{tool_error, tool_result};
+use crate::server::Era;
 use crate::state::State;
 
 /// What long work reports to, and hears its cancel through, whatever
@@ -189,4 +190,22 @@ fn definitions(indexed: bool) -> Vec<Value> {
 /// Whether a request is a `tools/call` of `tool`.
 pub fn calls(method: &str, params: Option<&Value>, tool: &str) -> bool {
     method == "tools/call" && params.and_then(|params| params["name"].as_str()) == Some(tool)
+}
+
+/// Whether a call may run: 2026-07-28 with a good `_meta`, or after
+/// initialize. Else chapter 12's server answers it, with its refusal.
+pub fn ready(params: Option<&Value>, era: &Era) -> bool {
+    match era {
+        Era::Modern => crate::modern::check_meta(params).is_ok(),
+        Era::Legacy(handshake) => handshake.protocol_version.is_some(),
+    }
+}
+
+/// A tool's result, dressed as its era wants.
+pub fn dressed(modern: bool, result: Value) -> Value {
+    if modern {
+        crate::modern::complete("tools/call", result)
+    } else {
+        result
+    }
 }
