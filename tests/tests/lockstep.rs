@@ -105,3 +105,16 @@ fn a_lockstep_bless_reports_a_line_the_transcript_lacks() {
         "{error}"
     );
 }
+
+/// A step whose output did not change keeps its lines in place, with the
+/// comments between them; a changed one is written after its client frame.
+#[test]
+fn bless_keeps_the_comments_between_the_frames_of_an_unchanged_step() {
+    let text = "-> one\n# book: a.md#one\n<- one\n# book: a.md#two\n-> two\n<- stale\n";
+    let bin = server("echo.sh").path;
+    let blessed = runner::bless(&transcript(text), text, &bin).unwrap();
+    assert_eq!(
+        blessed,
+        "-> one\n# book: a.md#one\n<- one\n# book: a.md#two\n-> two\n<- two\n"
+    );
+}

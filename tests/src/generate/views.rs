@@ -1092,6 +1092,7 @@ fn caption(chapter: &Chapter, transcript: &Transcript, raw: &str) -> String {
                         | "together"
                         | "pipelined"
                         | "bless"
+                        | "workdir"
                 )
             )
         })

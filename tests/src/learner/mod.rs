@@ -152,6 +152,35 @@ impl ChapterCheck {
         chosen
     }
 
+    /// The gaps not written yet that every one of `failing` lists too, so
+    /// that the placeholders explain each failure; empty when one of them
+    /// fails with every gap it lists written (the evidence is against them).
+    pub fn waiting_on(&self, failing: &[String]) -> Vec<&str> {
+        let unwritten = |scenario: &String| -> Vec<&str> {
+            self.gaps
+                .iter()
+                .filter(|gap| gap.state == GapState::NotWritten && gap.scenarios.contains(scenario))
+                .map(|gap| gap.gap.id.as_str())
+                .collect()
+        };
+        if failing
+            .iter()
+            .any(|scenario| unwritten(scenario).is_empty())
+        {
+            return Vec::new();
+        }
+        // In the chapter's order of gaps, each once.
+        self.gaps
+            .iter()
+            .filter(|gap| {
+                failing
+                    .iter()
+                    .any(|s| unwritten(s).contains(&gap.gap.id.as_str()))
+            })
+            .map(|gap| gap.gap.id.as_str())
+            .collect()
+    }
+
     /// The gap to work on next: the one the evidence blames, else the
     /// first that is not written, else the first written but failing.
     /// `None` when several are blamed (see [`ChapterCheck::suspects`]).
@@ -404,6 +433,16 @@ pub fn summary(check: &ChapterCheck) -> String {
         text += &match &gap.state {
             GapState::Written => format!("  [x] {id}  written\n"),
             GapState::NotWritten => format!("  [ ] {id}  not written yet ({file})\n"),
+            GapState::Failing(scenarios) if !check.waiting_on(scenarios).is_empty() => format!(
+                "  [~] {id}  written; {} also {} {}, not written yet\n",
+                scenarios.join(", "),
+                if scenarios.len() == 1 {
+                    "needs"
+                } else {
+                    "need"
+                },
+                check.waiting_on(scenarios).join(" and ")
+            ),
             GapState::Failing(scenarios) if !blamed(gap) => format!(
                 "  [?] {id}  written; {} fail(s) too, but the evidence points at {}\n",
                 scenarios.join(", "),
@@ -647,6 +686,47 @@ mod tests {
         let summary = summary(&check);
         assert!(summary.contains("[?] ch08/catalogue"), "{summary}");
         assert!(summary.contains("[!] ch08/validate-name"), "{summary}");
+    }
+
+    #[test]
+    fn a_written_gap_whose_failures_need_an_unwritten_one_is_not_blamed() {
+        // Chapter 16's shape: progress written (rightly), deliver not yet;
+        // the tour lists both, so its failure says nothing of progress.
+        let check = made_up(
+            &[
+                ("ch08/catalogue", &["tour", "escape"], failing(&["tour"])),
+                (
+                    "ch08/activate",
+                    &["tour", "no_skills"],
+                    GapState::NotWritten,
+                ),
+            ],
+            &["tour", "no_skills"],
+        );
+        let summary = summary(&check);
+        assert!(
+            summary.contains(
+                "[~] ch08/catalogue  written; tour also needs ch08/activate, not written yet"
+            ),
+            "{summary}"
+        );
+        // A failure with every gap it lists written is evidence: `[!]`.
+        let check = made_up(
+            &[
+                (
+                    "ch08/catalogue",
+                    &["tour", "escape"],
+                    failing(&["tour", "escape"]),
+                ),
+                ("ch08/activate", &["tour"], GapState::NotWritten),
+            ],
+            &["tour", "escape"],
+        );
+        let summary = super::summary(&check);
+        assert!(
+            summary.contains("[!] ch08/catalogue  written, but failing: tour, escape"),
+            "{summary}"
+        );
     }
 
     #[test]

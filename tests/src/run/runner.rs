@@ -2,8 +2,9 @@
 //! what it writes with the transcript's server frames.
 
 use std::io::{BufRead, BufReader, Read, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -80,6 +81,62 @@ pub fn run(
     })
 }
 
+/// A run's copy of a `# workdir:` fixture, removed when the run is over.
+pub struct Workdir {
+    path: Option<PathBuf>,
+}
+
+impl Workdir {
+    /// A fresh copy of the transcript's `# workdir:` folder (none without
+    /// one), under the system's temporary folder.
+    pub fn create(transcript: &Transcript) -> Result<Workdir, String> {
+        static RUNS: AtomicUsize = AtomicUsize::new(0);
+        let Some(fixture) = &transcript.workdir else {
+            return Ok(Workdir { path: None });
+        };
+        let run = RUNS.fetch_add(1, Ordering::Relaxed);
+        let path = std::env::temp_dir().join(format!("wire-workdir-{}-{run}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&path);
+        copy_folder(&crate::course::root().join(fixture), &path)
+            .map_err(|err| format!("{}: cannot copy {fixture}: {err}", transcript.name))?;
+        Ok(Workdir { path: Some(path) })
+    }
+
+    /// The transcript's arguments, `{workdir}` replaced by this copy.
+    pub fn args(&self, args: &[String]) -> Vec<String> {
+        let Some(path) = &self.path else {
+            return args.to_vec();
+        };
+        let path = path.display().to_string();
+        args.iter()
+            .map(|arg| arg.replace("{workdir}", &path))
+            .collect()
+    }
+}
+
+impl Drop for Workdir {
+    fn drop(&mut self) {
+        if let Some(path) = &self.path {
+            let _ = std::fs::remove_dir_all(path);
+        }
+    }
+}
+
+/// Copies folders and plain files; a fixture holds nothing else.
+fn copy_folder(from: &Path, to: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(to)?;
+    for entry in std::fs::read_dir(from)? {
+        let entry = entry?;
+        let target = to.join(entry.file_name());
+        if entry.file_type()?.is_dir() {
+            copy_folder(&entry.path(), &target)?;
+        } else {
+            std::fs::copy(entry.path(), &target)?;
+        }
+    }
+    Ok(())
+}
+
 /// One client frame to send, and how many lines the transcript expects
 /// from the server after it (before the next client frame).
 struct Step<'a> {
@@ -126,9 +183,10 @@ fn run_lockstep(
     bin: &Path,
     timeout: Duration,
 ) -> Result<Lockstep, String> {
+    let workdir = Workdir::create(transcript)?;
     let mut child = Command::new(bin)
         .current_dir(crate::course::root())
-        .args(&transcript.args)
+        .args(workdir.args(&transcript.args))
         .envs(QUIET_PANICS)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -599,7 +657,8 @@ pub fn bless(transcript: &Transcript, text: &str, bin: &Path) -> Result<String, 
             .iter()
             .flat_map(|frame| frame.bytes.clone())
             .collect();
-        let run = run(bin, &transcript.args, &[], input)?;
+        let workdir = Workdir::create(transcript)?; // each prefix from the fixture
+        let run = run(bin, &workdir.args(&transcript.args), &[], input)?;
         if run.stdout.len() < seen {
             return Err(format!(
                 "{}: output shrank when more input was sent; is the server deterministic?",
@@ -673,34 +732,38 @@ fn rewrite(transcript: &Transcript, text: &str, replies: &[Vec<u8>]) -> String {
             _ => {}
         }
     }
-    let render = |step: usize| -> String {
-        let was: Vec<u8> = old[step].iter().flat_map(|f| f.bytes.clone()).collect();
-        if was == replies[step] {
-            return old[step]
+    // A step whose output did not change keeps its lines where they are,
+    // with the comments between them (a `# book:` line for one frame).
+    let same: Vec<bool> = old
+        .iter()
+        .zip(replies)
+        .map(|(frames, reply)| {
+            frames
                 .iter()
-                .map(|frame| format!("{}\n", lines[frame.line - 1]))
-                .collect();
-        }
-        render_server_frames(&replies[step])
-    };
+                .flat_map(|f| f.bytes.clone())
+                .eq(reply.iter().copied())
+        })
+        .collect();
     let mut out = String::new();
-    let mut pending = true; // output that needs no input goes before the first client frame
-    let mut next_client = 0;
+    let mut step = 0; // the output after client frame `step` (0: before any)
     for (index, line) in lines.iter().enumerate() {
-        let frame = transcript
+        let direction = transcript
             .frames
             .iter()
-            .find(|frame| frame.line == index + 1);
-        match frame.map(|frame| frame.direction) {
-            Some(Direction::ServerToClient) => continue,
+            .find(|frame| frame.line == index + 1)
+            .map(|frame| frame.direction);
+        match direction {
+            Some(Direction::ServerToClient) if !same[step] => continue,
             Some(Direction::ClientToServer) => {
-                if std::mem::take(&mut pending) {
-                    out += &render(0);
+                if step == 0 && !same[0] {
+                    out += &render_server_frames(&replies[0]);
                 }
                 out += line;
                 out.push('\n');
-                next_client += 1;
-                out += &render(next_client);
+                step += 1;
+                if !same[step] {
+                    out += &render_server_frames(&replies[step]);
+                }
             }
             _ => {
                 out += line;
@@ -708,8 +771,8 @@ fn rewrite(transcript: &Transcript, text: &str, replies: &[Vec<u8>]) -> String {
             }
         }
     }
-    if pending {
-        out += &render(0);
+    if step == 0 && !same[0] {
+        out += &render_server_frames(&replies[0]);
     }
     out
 }

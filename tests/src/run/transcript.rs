@@ -9,6 +9,8 @@
 //! # exit: 0                                 the exit status expected at the end (default 0)
 //! # pipelined: yes                          send all client frames at once (default: lockstep)
 //! # bless: lockstep                         bless from one lockstep run (see `runner::bless`)
+//! # workdir: tests/fixtures/DIR             a fresh copy of DIR for each run; `{workdir}`
+//!                                           in `# args:` names it (a state folder to edit)
 //! # state: removed                          (HTTP) --state a folder removed once the server listens
 //! -> {"jsonrpc":"2.0","id":1,"method":"ping"}    client to server: the text, then "\n"
 //! <- {"jsonrpc":"2.0","id":1,"result":{}}        server to client
@@ -235,6 +237,10 @@ pub struct Transcript {
     /// next write fails on the server's side: the one way a transcript can
     /// make a server's own fault happen.
     pub state_removed: bool,
+    /// `# workdir: FIXTURE` (the server runner): each run gets a fresh copy
+    /// of this folder, named by `{workdir}` in `# args:`, so a scenario can
+    /// start from files the server then changes (a stale index).
+    pub workdir: Option<String>,
     pub frames: Vec<Frame>,
 }
 
@@ -292,6 +298,7 @@ impl Transcript {
             together: Vec::new(),
             recorded: Vec::new(),
             state_removed: false,
+            workdir: None,
             frames: Vec::new(),
         };
         let mut section: Option<String> = None;
@@ -367,6 +374,7 @@ impl Transcript {
             }
             "stderr" => self.stderr.push(value.to_string()),
             "tool" => self.tool = Some(value.to_string()),
+            "workdir" => self.workdir = Some(value.to_string()),
             "state" => {
                 self.state_removed = match value {
                     "removed" => true,
