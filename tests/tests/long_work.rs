@@ -220,6 +220,8 @@ fn on_stdio_a_cancelled_call_leaves_no_index_and_no_temporary_file() {
 fn a_note_edited_on_disk_reaches_its_2025_11_25_subscriber_only() {
     let (state, notes) = (scratch("sub-state"), scratch("sub-notes"));
     std::fs::write(notes.join("plan.md"), "Ship the index first.").unwrap();
+    // Edited too, but nobody subscribed to it: nobody hears of it.
+    std::fs::write(notes.join("later.md"), "Then the search.").unwrap();
     let args = [
         "--step",
         "0",
@@ -243,6 +245,7 @@ fn a_note_edited_on_disk_reaches_its_2025_11_25_subscriber_only() {
         50,
     );
     std::fs::write(notes.join("plan.md"), "Ship the search next.").unwrap();
+    std::fs::write(notes.join("later.md"), "Then the index again.").unwrap();
     let out = stdio(
         &args,
         &[init, initialized, subscribe, legacy_reindex(3)],

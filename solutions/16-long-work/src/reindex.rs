@@ -77,6 +77,7 @@ pub fn reindex(
             work.notify(&notification("notifications/progress", json!(progress)));
         }
         // END(ch16/progress)
+        // ANCHOR: stop
         // GAP(ch16/stop): between two steps (not after the last), wait
         // `pause` through `work.cancelled`; cancelled, stop at once and
         // return `Ok(None)`: nothing is written yet, so nothing is half-done.
@@ -89,11 +90,10 @@ pub fn reindex(
     // Only now, and all at once: a reader sees the old index or the new.
     let before = long_work::read(state)?;
     let edited = long_work::write(state, &index, before.as_ref())?;
-    let result = long_work::reindexed(total, &index);
-    let created = before.is_none();
+    // ANCHOR_END: stop
     Ok(Some(Reindexed {
-        result,
-        created,
+        result: long_work::reindexed(total, &index),
+        created: before.is_none(),
         edited,
     }))
 }
