@@ -48,6 +48,9 @@ fn extra_tests(number: u32) -> &'static [&'static str] {
         10 | 11 => &["hooks"],
         12 => &["stateless", "state_folder"],
         13 => &["http", "http_limits"],
+        14 => &["asking"],
+        15 => &["host_http"],
+        16 => &["long_work"],
         _ => &[],
     }
 }
