@@ -54,7 +54,8 @@ impl Asking {
     ) -> Result<Value, RpcError> {
         let call = params.as_ref().and_then(our_call);
         let search = calls(method, params.as_ref(), "search_index");
-        let task = calls(method, params.as_ref(), "reindex_notes") && tasks::declared(params.as_ref());
+        let task =
+            calls(method, params.as_ref(), "reindex_notes") && tasks::declared(params.as_ref());
         match (method, call, era) {
             ("tools/call", _, era) if task && ready(params.as_ref(), &era) => self.start_task(),
             ("tasks/get" | "tasks/update" | "tasks/cancel", _, Era::Modern) => {

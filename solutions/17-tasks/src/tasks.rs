@@ -36,9 +36,13 @@ pub enum Status {
         input_requests: Value,
     },
     /// The call's result, a tool error (`isError`) included.
-    Completed { result: Value },
+    Completed {
+        result: Value,
+    },
     /// A JSON-RPC error: the call itself failed.
-    Failed { error: Value },
+    Failed {
+        error: Value,
+    },
     Cancelled,
 }
 

@@ -121,6 +121,9 @@ mod tests {
             bind(line, &mut bound),
             br#"{"createdAt":"{time}","lastUpdatedAt":"{time}","taskId":"{task}"}"#
         );
-        assert_eq!(fill(br#"{"taskId":"{task}"}"#, &bound), br#"{"taskId":"ab12"}"#);
+        assert_eq!(
+            fill(br#"{"taskId":"{task}"}"#, &bound),
+            br#"{"taskId":"ab12"}"#
+        );
     }
 }
