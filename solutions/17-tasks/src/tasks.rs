@@ -273,6 +273,31 @@ mod tests {
     use super::*;
 
     #[test]
+    fn only_the_extensions_moves_are_allowed() {
+        let asking = Status::InputRequired {
+            input_requests: json!({}),
+        };
+        let done = Status::Completed { result: json!({}) };
+        let failed = Status::Failed { error: json!({}) };
+        let open = [Status::Working, asking.clone()];
+        let ends = [done.clone(), failed.clone(), Status::Cancelled];
+        assert!(Status::Working.may_become(&asking) && asking.may_become(&Status::Working));
+        for (from, end) in open
+            .iter()
+            .flat_map(|from| ends.iter().map(move |end| (from, end)))
+        {
+            assert!(from.may_become(end), "{from:?} -> {end:?}");
+        }
+        for from in &ends {
+            for next in open.iter().chain(&ends) {
+                assert!(!from.may_become(next), "{from:?} -> {next:?}");
+            }
+        }
+        assert!(!Status::Working.may_become(&Status::Working));
+        assert!(!asking.may_become(&asking));
+    }
+
+    #[test]
     fn a_time_is_written_in_utc() {
         let time = UNIX_EPOCH + Duration::from_millis(1_796_285_700_123);
         assert_eq!(timestamp(time), "2026-12-03T08:15:00.123Z");

@@ -84,6 +84,9 @@ pub fn bind(line: &[u8], bound: &mut Bound) -> Vec<u8> {
 /// A client frame with `{state}`, `{state:tampered}` and `{task}` filled
 /// in from the bound values (each left as written if nothing is bound).
 pub fn fill(bytes: &[u8], bound: &Bound) -> Vec<u8> {
+    if bound.state.is_none() && bound.task.is_none() {
+        return bytes.to_vec(); // raw bytes stay raw
+    }
     let mut text = String::from_utf8_lossy(bytes).into_owned();
     if let Some(state) = &bound.state {
         let tampered = format!("{state}-TAMPERED");

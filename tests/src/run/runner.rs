@@ -643,7 +643,7 @@ pub fn bless(transcript: &Transcript, text: &str, bin: &Path) -> Result<String, 
         .any(|frame| is_request(&frame.bytes));
     if crate::run::capture::uses_state(transcript) || asks {
         eprintln!(
-            "{}: not blessed: its frames send a captured {{state}} back, or answer the \
+            "{}: not blessed: its frames send a captured {{state}} or {{task}} back, or answer the \
              server's own requests; edit them by hand",
             transcript.name
         );
