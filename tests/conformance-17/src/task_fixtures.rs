@@ -248,7 +248,10 @@ fn error_code(error: &RpcError) -> i64 {
 fn work(name: &str, arguments: &Value, waiting: Option<&Waiting>) -> Result<Value, RpcError> {
     let pause = |seconds: f64| match waiting {
         Some(waiting) => waiting.sleep(Duration::from_secs_f64(seconds)),
-        None => Ok(std::thread::sleep(Duration::from_secs_f64(seconds))),
+        None => {
+            std::thread::sleep(Duration::from_secs_f64(seconds));
+            Ok(())
+        }
     };
     match name {
         "slow_compute" => {
@@ -289,9 +292,9 @@ fn ask_and_finish(name: &str, waiting: Option<&Waiting>) -> Result<Value, RpcErr
     let mut questions = question(&format!("{}-confirm", waiting.task_id), "Delete the file?");
     if name == "multi_input" {
         let second = question(&format!("{}-name", waiting.task_id), "Your name?");
-        questions
-            .as_object_mut()
-            .map(|q| q.extend(second.as_object().cloned().unwrap_or_default()));
+        if let (Some(first), Some(second)) = (questions.as_object_mut(), second.as_object()) {
+            first.extend(second.clone());
+        }
     }
     let answers = waiting.ask(questions)?;
     Ok(done(&format!("Answered: {}", Value::Object(answers))))
