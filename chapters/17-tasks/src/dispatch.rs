@@ -117,7 +117,7 @@ impl Asking {
 
     // ANCHOR: task_request
     /// `tasks/get`, `tasks/update` and `tasks/cancel`, for a request that
-    /// declares the extension (else -32003); an unknown task is -32602.
+    /// declares the extension (else -32021); an unknown task is -32602.
     fn task_request(&self, method: &str, params: Option<&Value>) -> Result<Value, RpcError> {
         crate::modern::check_meta(params)?;
         if !tasks::declared(params) {

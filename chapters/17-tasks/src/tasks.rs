@@ -190,10 +190,11 @@ pub fn declared(params: Option<&Value>) -> bool {
         .is_some()
 }
 
-/// -32003: the request needs the extension, and did not declare it.
+/// -32021 (2026-07-28's Missing Required Client Capability): the request
+/// needs the extension, and did not declare it.
 pub fn missing_capability() -> RpcError {
     let required = json!({ "requiredCapabilities": { "extensions": { TASKS: {} } } });
-    RpcError::new(-32003, "Missing required client capability".into()).with_data(required)
+    RpcError::new(-32021, "Missing required client capability".into()).with_data(required)
 }
 
 // ANCHOR: work
