@@ -48,6 +48,7 @@ fn extra_tests(number: u32) -> &'static [&'static str] {
         10 | 11 => &["hooks"],
         12 => &["stateless", "state_folder"],
         13 => &["http", "http_limits"],
+        17 => &["tasks"],
         _ => &[],
     }
 }
