@@ -77,7 +77,7 @@ if [[ $chapter == 15 ]]; then
     echo "== chapter $chapter: all peer checks passed"
     exit 0
 fi
-if [[ $chapter == 14 || $chapter == 16 ]]; then
+if [[ $chapter == 14 || $chapter == 16 || $chapter == 17 ]]; then
     # Chapter 14's http.rs and asking machinery, with chapter 13's fixtures
     # and those that ask (tests/conformance-14); its baselines are
     # conformance-14-REVISION.yml. Then the Python SDK drives the chapter's
@@ -85,6 +85,8 @@ if [[ $chapter == 14 || $chapter == 16 ]]; then
     # callbacks. (The Inspector's CLI cannot answer a server's question.)
     # Chapter 16 the same, with its own http.rs (tests/conformance-16,
     # conformance-16-REVISION.yml); the SDK checks its progress and cancel.
+    # Chapter 17 the same (tests/conformance-17: its http.rs and tasks.rs
+    # with the suite's task fixtures, conformance-17-REVISION.yml).
     echo "== build ch$chapter-conformance"
     cargo build -q -p "ch$chapter-conformance"
     echo "== official conformance suite (HTTP)"

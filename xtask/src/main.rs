@@ -256,12 +256,12 @@ fn play(args: &[String]) -> Result<(), String> {
     let frames = &transcript.frames;
     // A `{state}` the server sent (chapter 14's `requestState`) goes back
     // as the server wrote it, as the scenario tests send it (capture.rs).
-    let mut state: Option<String> = None;
+    let mut state = wire_tests::run::capture::Bound::default();
     for (index, frame) in frames.iter().enumerate() {
         if frame.direction != Direction::ClientToServer {
             continue;
         }
-        let bytes = wire_tests::run::capture::fill(&frame.bytes, state.as_deref());
+        let bytes = wire_tests::run::capture::fill(&frame.bytes, &state);
         show("→", "client", &bytes);
         stdin
             .write_all(&bytes)

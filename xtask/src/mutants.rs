@@ -51,6 +51,7 @@ fn extra_tests(number: u32) -> &'static [&'static str] {
         14 => &["asking"],
         15 => &["host_http"],
         16 => &["long_work"],
+        17 => &["tasks"],
         _ => &[],
     }
 }

@@ -95,6 +95,17 @@ const DEMOS: &[(&str, &[&str])] = &[
             SERVER_EXITED,
         ],
     ),
+    // Tasks: the call answers with a handle at once, the work goes on,
+    // and the cancel is a status the next tasks/get shows.
+    (
+        "17",
+        &[
+            r#""resultType": "task""#,
+            r#""status": "working""#,
+            r#""status": "cancelled""#,
+            SERVER_EXITED,
+        ],
+    ),
 ];
 
 /// The last line of every stdio server's tour.

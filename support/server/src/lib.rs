@@ -47,6 +47,12 @@ pub mod legacy;
 #[cfg(feature = "asking")]
 pub mod rounds;
 
+// Generated from chapter 16 (long work), for chapter 17.
+#[cfg(feature = "asking")]
+pub mod reindex;
+#[cfg(feature = "asking")]
+pub mod subscriptions;
+
 // This crate's own.
 #[cfg(feature = "asking")]
 pub mod asking;

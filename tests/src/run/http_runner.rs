@@ -54,10 +54,10 @@ pub fn check(transcript: &Transcript, target: &Target) -> Result<(), String> {
     let mut server = Listening::start(transcript, target).map_err(|err| fail(None, err))?;
     // `{state}` (capture.rs): bound from a response, sent back in a request.
     let capture = crate::run::capture::uses_state(transcript);
-    let mut state = None;
+    let mut state = crate::run::capture::Bound::default();
     for (index, exchange) in exchanges(transcript).iter().enumerate() {
         let position = format!("exchange {}", index + 1);
-        let request = request_bytes(&exchange.request, &server.address, state.as_deref());
+        let request = request_bytes(&exchange.request, &server.address, &state);
         let actual = send(&server.address, &request)
             .map_err(|err| format!("{position}: {err}"))
             .map(|response| normalize(&response))
@@ -105,9 +105,9 @@ pub fn bless(transcript: &Transcript, text: &str, target: &Target) -> Result<Str
     let mut answers = Vec::new();
     // One server for the whole run, so a `{state}` it sealed opens again.
     let capture = crate::run::capture::uses_state(transcript);
-    let mut state = None;
+    let mut state = crate::run::capture::Bound::default();
     for (index, exchange) in exchanges(transcript).iter().enumerate() {
-        let request = request_bytes(&exchange.request, &server.address, state.as_deref());
+        let request = request_bytes(&exchange.request, &server.address, &state);
         match send(&server.address, &request) {
             Ok(response) => {
                 let mut text = normalize(&response);
@@ -166,7 +166,7 @@ pub fn play(transcript: &Transcript, target: &Target) -> Result<(), String> {
     println!("the server listens on http://{}/mcp\n", server.address);
     let exchanges = exchanges(transcript);
     for exchange in &exchanges {
-        let request = request_bytes(&exchange.request, &server.address, None);
+        let request = request_bytes(&exchange.request, &server.address, &Default::default());
         let shown = String::from_utf8_lossy(&request).replace("\r\n", "\n");
         println!("→ {}\n", shown.trim_end().replace('\n', "\n  "));
         match send(&server.address, &request) {
@@ -229,7 +229,7 @@ fn is_request_line(frame: &Frame) -> bool {
 
 /// The request on the wire: CRLF line ends, the runner's own headers, the
 /// body's lines joined with `\n`.
-fn request_bytes(frames: &[&Frame], address: &str, state: Option<&str>) -> Vec<u8> {
+fn request_bytes(frames: &[&Frame], address: &str, state: &crate::run::capture::Bound) -> Vec<u8> {
     let text = |frame: &Frame| {
         String::from_utf8_lossy(&frame.bytes)
             .trim_end_matches('\n')

@@ -235,17 +235,17 @@ fn run_lockstep(
     let mut due = 0;
     let mut line_open = false;
     let mut stalled = None;
-    // `{state}` (capture.rs): bound from the server's lines, sent back in ours.
+    // `{state}`, `{task}` (capture.rs): bound from the server's lines, sent back in ours.
     let capture = crate::run::capture::uses_state(transcript);
-    let mut state = None;
-    let take = |line: Vec<u8>, state: &mut Option<String>| match capture {
+    let mut state = crate::run::capture::Bound::default();
+    let take = |line: Vec<u8>, state: &mut crate::run::capture::Bound| match capture {
         true => crate::run::capture::bind(&line, state),
         false => line,
     };
     'steps: for step in steps(transcript) {
         if let Some(frame) = step.send {
             frame_sender
-                .send(crate::run::capture::fill(&frame.bytes, state.as_deref()))
+                .send(crate::run::capture::fill(&frame.bytes, &state))
                 .ok();
             line_open = !frame.bytes.ends_with(b"\n");
         }
@@ -643,7 +643,7 @@ pub fn bless(transcript: &Transcript, text: &str, bin: &Path) -> Result<String, 
         .any(|frame| is_request(&frame.bytes));
     if crate::run::capture::uses_state(transcript) || asks {
         eprintln!(
-            "{}: not blessed: its frames send a captured {{state}} back, or answer the \
+            "{}: not blessed: its frames send a captured {{state}} or {{task}} back, or answer the \
              server's own requests; edit them by hand",
             transcript.name
         );

@@ -56,6 +56,8 @@ mod state_folder;
 mod stateless;
 #[path = "../support.rs"]
 mod support;
+#[path = "../tasks.rs"]
+mod tasks;
 #[path = "../workshop.rs"]
 mod workshop;
 

@@ -1,0 +1,211 @@
+//! Chapter 17: the server of chapter 16, with tasks. A 2026-07-28 call of
+//! `reindex_notes` that declares the extension `io.modelcontextprotocol/tasks`
+//! gets a handle at once (`resultType: "task"`), and the work goes on
+//! without the client: it asks how far it is with `tasks/get`, stops it
+//! with `tasks/cancel` (`tasks.rs`). Every other call, and every call
+//! that does not declare the extension, is chapter 16's.
+
+mod dispatch;
+mod http;
+mod tasks;
+
+// What chapters 4, 5, 12 and 14 settled, under the names they used, and
+// the given code (the seal, the roots, the tools' schemas, the watched
+// stdio connection).
+use wire_server::{ask, asking, asking_http, asking_tools, draft_tools, http_util, jsonrpc};
+use wire_server::{asking_calls as tools, long_work, rounds, watched};
+use wire_server::{modern, reindex, request_state, resources, server, state, subscriptions};
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use asking::{seconds, timing};
+use dispatch::Asking;
+use http::{Guard, Shared};
+use request_state::Seal;
+use resources::Notes;
+use server::Server;
+use state::State;
+
+/// Our name: in `serverInfo`, and at the start of every log line.
+const SERVER_NAME: &str = "ch17-tasks";
+
+const HELP: &str = "\
+ch17-tasks: the server of chapter 16, whose slow tool, reindex_notes, runs
+as a task when a 2026-07-28 call declares the extension
+io.modelcontextprotocol/tasks: the call gets a handle at once, and tasks/get,
+tasks/update and tasks/cancel follow the work, from any instance that shares
+--state; on stdio or over Streamable HTTP.
+
+Usage: ch17-tasks [--listen ADDR [--token TOKEN] [--allow-origin ORIGIN]...]
+                  [--notes-dir DIR] [--state DIR] [--input-ttl SECS]
+                  [--answer-wait SECS] [--step SECS] [--help]
+
+  --listen ADDR          serve HTTP there instead of stdio (port 0 picks a
+                         free port). The bound address is printed on stderr.
+  --token TOKEN          require \"Authorization: Bearer TOKEN\" on every request
+                         (or set WIRE_TOKEN). Without either, no token is asked.
+  --allow-origin ORIGIN  also trust requests from this browser origin, such as
+                         https://app.example (loopback origins always pass).
+  --notes-dir DIR        also serve the files under DIR, read-only.
+  --state DIR            keep the drafts, the tasks, and the key that seals a
+                         requestState, in DIR. Instances sharing DIR can
+                         answer one client in turns, rounds and tasks included.
+  --input-ttl SECS       how long a requestState stays good (default 600).
+  --answer-wait SECS     how long a 2025-11-25 call over HTTP waits for each
+                         answer of the client's (default 20, at most 20).
+  --step SECS            the pause between two steps of reindex_notes, one
+                         step a note (default 0.2, at most 10).
+
+Without --listen, reads newline-delimited JSON-RPC 2.0 on stdin and answers
+on stdout, as chapter 12 does, until stdin closes. Speaks MCP 2026-07-28 to a
+request that names it, and 2025-11-25 and 2025-06-18 after an initialize,
+without sessions. Ctrl-C or SIGTERM stops the HTTP server.
+";
+
+// ANCHOR: main
+fn main() -> ExitCode {
+    wire_server::SERVER_NAME.set(SERVER_NAME); // Its log lines name us too.
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    if args.iter().any(|arg| arg == "--help" || arg == "-h") {
+        print!("{HELP}");
+        return ExitCode::SUCCESS;
+    }
+    let step =
+        asking::take_flag(&mut args, "--step").map(|step| seconds(step, "--step", 0.2, 10.0));
+    let options = timing(&mut args).and_then(|timing| Ok((timing, step??, options(args)?)));
+    let options = options.and_then(|((input_ttl, answer_wait), pause, options)| {
+        let server = open(options.notes, options.state, (input_ttl, pause))?;
+        Ok((options.listen, options.guard, server, answer_wait))
+    });
+    let (listen, guard, server, answer_wait) = match options {
+        Ok(opened) => opened,
+        Err(problem) => {
+            eprintln!("{SERVER_NAME}: {problem}; try --help");
+            return ExitCode::from(2);
+        }
+    };
+    let Some(listen) = listen else {
+        // Chapter 14's stdio, watched while a call works; its subscriptions.
+        let mut subscriptions = Vec::new();
+        return watched::serve(&server.server, |incoming, era, connection| {
+            server.stdio(incoming, era, connection, &mut subscriptions)
+        });
+    };
+    // No lock around the server: it keeps no state of any connection, and
+    // its drafts live in the state folder.
+    let shared = Arc::new(Shared {
+        server: Box::new(server),
+        guard,
+        pending: Arc::default(),
+        answer_wait,
+        running: Arc::default(),
+        listeners: Arc::default(),
+    });
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(err) => {
+            eprintln!("{SERVER_NAME}: cannot start the runtime: {err}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(http::serve(listen, shared)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(problem) => {
+            eprintln!("{SERVER_NAME}: {problem}");
+            ExitCode::FAILURE
+        }
+    }
+}
+// ANCHOR_END: main
+
+/// Chapter 14's server, and a second look at its notes and its state
+/// folder for `reindex_notes`.
+fn open(
+    notes: Option<PathBuf>,
+    state: Option<PathBuf>,
+    (input_ttl, pause): (Duration, Duration),
+) -> Result<Asking, String> {
+    let (notes_again, state) = (Notes::new(notes.clone())?, State::open(state)?);
+    // The key of every requestState, shared by the instances of one --state.
+    let seal = Seal::open(&state, input_ttl)?;
+    let index_state = state.another();
+    // Once more, for the tasks' work, which outlives the call that started it.
+    let background = Arc::new((Notes::new(notes.clone())?, state.another()));
+    let server = Server::new(Notes::new(notes)?, state);
+    Ok(Asking {
+        server,
+        seal,
+        notes: notes_again,
+        state: index_state,
+        pause,
+        background,
+    })
+}
+
+// ANCHOR: options
+/// What the command line asks for.
+struct Options {
+    /// `--listen ADDR`: HTTP there; `None`: stdio.
+    listen: Option<SocketAddr>,
+    guard: Guard,
+    /// `--notes-dir DIR`: notes to serve, read-only.
+    notes: Option<PathBuf>,
+    /// `--state DIR`: where the drafts and the key live.
+    state: Option<PathBuf>,
+}
+
+fn options(args: Vec<String>) -> Result<Options, String> {
+    let mut listen = None;
+    let mut token = None;
+    let mut origins = Vec::new();
+    let mut notes = None;
+    let mut state = None;
+    let mut args = args.into_iter();
+    while let Some(arg) = args.next() {
+        let slot = match arg.as_str() {
+            "--allow-origin" => {
+                origins.push(args.next().ok_or("--allow-origin needs an origin")?);
+                continue;
+            }
+            "--listen" => &mut listen,
+            "--token" => &mut token,
+            "--notes-dir" => &mut notes,
+            "--state" => &mut state,
+            _ => return Err(format!("unknown argument {arg:?}")),
+        };
+        let value = args.next().ok_or(format!("{arg} needs a value"))?;
+        if slot.replace(value).is_some() {
+            return Err(format!("{arg} may be given only once"));
+        }
+    }
+    let listen = match listen {
+        None if token.is_some() || !origins.is_empty() => {
+            return Err("--token and --allow-origin guard HTTP: give --listen ADDR too".into());
+        }
+        None => None,
+        Some(listen) => Some(listen.parse().map_err(|_| {
+            format!("--listen needs an address such as 127.0.0.1:3000, not {listen:?}")
+        })?),
+    };
+    // The environment keeps the token out of `ps` and shell history.
+    let token = token
+        .or_else(|| std::env::var("WIRE_TOKEN").ok())
+        .filter(|token| !token.is_empty());
+    Ok(Options {
+        listen,
+        guard: Guard {
+            token,
+            allowed_origins: origins,
+        },
+        notes: notes.map(PathBuf::from),
+        state: state.map(PathBuf::from),
+    })
+}
+// ANCHOR_END: options

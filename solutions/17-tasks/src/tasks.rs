@@ -1,0 +1,307 @@
+//! Tasks (the extension `io.modelcontextprotocol/tasks` of 2026-07-28): a
+//! call that would keep the client waiting answers at once with a handle,
+//! and the work goes on without it. The task lives in the state folder, one
+//! file each, so any instance that shares `--state` answers `tasks/get`
+//! for it, and hears its `tasks/cancel`. Its status is a typed state
+//! machine: `working` and `input_required` may move, the three terminal
+//! statuses never do.
+
+use std::fs::File;
+use std::io::{self, Read};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use crate::jsonrpc::RpcError;
+use crate::long_work::{Notification, Work};
+use crate::state::State;
+
+/// The extension's name, in capabilities and in `requiredCapabilities`.
+pub const TASKS: &str = "io.modelcontextprotocol/tasks";
+
+/// How long a task is kept after it was created (the course's choice: an
+/// hour), and how often we suggest the client polls.
+const TTL_MS: u64 = 3_600_000;
+const POLL_INTERVAL_MS: u64 = 500;
+
+// ANCHOR: status
+/// Where a task is, with what that status carries on the wire.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub enum Status {
+    Working,
+    InputRequired {
+        #[serde(rename = "inputRequests")]
+        input_requests: Value,
+    },
+    /// The call's result, a tool error (`isError`) included.
+    Completed {
+        result: Value,
+    },
+    /// A JSON-RPC error: the call itself failed.
+    Failed {
+        error: Value,
+    },
+    Cancelled,
+}
+
+impl Status {
+    pub fn is_terminal(&self) -> bool {
+        matches!(
+            self,
+            Status::Completed { .. } | Status::Failed { .. } | Status::Cancelled
+        )
+    }
+
+    /// Whether a task in this status may move to `next`.
+    pub fn may_become(&self, next: &Status) -> bool {
+        // GAP(ch17/transition): the extension's state machine. `Working`
+        // may become `InputRequired` or any terminal status;
+        // `InputRequired` may become `Working` or any terminal status; a
+        // terminal status (`is_terminal`) never changes again, and no
+        // status "moves" to itself.
+        // starter: let _ = next;
+        // starter: true
+        use Status::{InputRequired, Working};
+        match (self, next) {
+            (Working, InputRequired { .. }) | (InputRequired { .. }, Working) => true,
+            (Working | InputRequired { .. }, next) => next.is_terminal(),
+            _ => false, // a terminal status is final
+        }
+        // END(ch17/transition)
+    }
+}
+// ANCHOR_END: status
+
+// ANCHOR: task
+/// One task as stored, and as `tasks/get` shows it (its fields sorted,
+/// as every frame of ours is).
+#[derive(Serialize, Deserialize, Clone, Debug)]
+#[serde(rename_all = "camelCase")]
+pub struct Task {
+    pub task_id: String,
+    #[serde(flatten)]
+    pub status: Status,
+    pub created_at: String,
+    pub last_updated_at: String,
+    pub ttl_ms: u64,
+    pub poll_interval_ms: u64,
+}
+// ANCHOR_END: task
+
+impl Task {
+    /// The task as a result: `resultType` "task" for the handle a call
+    /// returns, "complete" for `tasks/get`.
+    pub fn frame(&self, result_type: &str) -> Value {
+        let mut frame = crate::modern::complete("tasks/get", json!(self));
+        frame["resultType"] = result_type.into();
+        frame
+    }
+}
+
+fn file(task_id: &str) -> String {
+    format!("task-{task_id}.json")
+}
+
+// ANCHOR: create
+/// A new task, `working`: its handle is returned only once its file is
+/// written, so that a `tasks/get` to any instance finds it.
+pub fn create(state: &State) -> Result<Task, RpcError> {
+    let now = timestamp(SystemTime::now());
+    let task = Task {
+        task_id: new_id().map_err(|err| internal(&err))?,
+        status: Status::Working,
+        created_at: now.clone(),
+        last_updated_at: now,
+        ttl_ms: TTL_MS,
+        poll_interval_ms: POLL_INTERVAL_MS,
+    };
+    // GAP(ch17/create): write `task` to its `file` in the state folder
+    // (`state.replace`, as JSON); a failure is an internal error
+    // (`internal`) and no handle at all. Only then return it.
+    // starter: let _ = (file, &state);
+    // starter: Ok(task)
+    let text = serde_json::to_string(&task).unwrap_or_default();
+    state
+        .replace(&file(&task.task_id), &text)
+        .map_err(|err| internal(&err))?;
+    Ok(task)
+    // END(ch17/create)
+}
+// ANCHOR_END: create
+
+/// The task `task_id`, as stored: `None` when there is none (an id that
+/// is not a task's never names a file).
+pub fn get(state: &State, task_id: &str) -> Result<Option<Task>, RpcError> {
+    if task_id.is_empty() || !task_id.bytes().all(|byte| byte.is_ascii_hexdigit()) {
+        return Ok(None);
+    }
+    let Some(text) = state.read(&file(task_id)).map_err(|err| internal(&err))? else {
+        return Ok(None);
+    };
+    serde_json::from_str(&text)
+        .map(Some)
+        .map_err(|err| internal(&err))
+}
+
+// ANCHOR: move_to
+/// Moves the task to `next` if its state machine allows it, under its
+/// lock, so that two instances (the work, a cancel) never both win:
+/// `false` when the move was refused.
+pub fn move_to(state: &State, task_id: &str, next: Status) -> Result<bool, RpcError> {
+    let _held = state.lock(&file(task_id)).map_err(|err| internal(&err))?;
+    let Some(mut task) = get(state, task_id)? else {
+        return Err(unknown(task_id));
+    };
+    if !task.status.may_become(&next) {
+        return Ok(false);
+    }
+    task.status = next;
+    task.last_updated_at = timestamp(SystemTime::now());
+    let text = serde_json::to_string(&task).unwrap_or_default();
+    state
+        .replace(&file(task_id), &text)
+        .map_err(|err| internal(&err))?;
+    Ok(true)
+}
+// ANCHOR_END: move_to
+
+// ANCHOR: cancel
+/// `tasks/cancel`: an unknown id is -32602; a known one gets the empty
+/// acknowledgment, whatever its status.
+pub fn cancel(state: &State, task_id: &str) -> Result<Value, RpcError> {
+    // GAP(ch17/cancel): refuse an unknown task (`get` finds none) with
+    // `unknown`. Else move it to `Status::Cancelled` (`move_to`: a
+    // terminal task stays as it is, and that is no error) and acknowledge
+    // with an empty result. The work sees the status between two steps
+    // (`TaskWork`) and stops, writing nothing.
+    // starter: let _ = (state, task_id, unknown(task_id));
+    // starter: Ok(json!({}))
+    if get(state, task_id)?.is_none() {
+        return Err(unknown(task_id));
+    }
+    move_to(state, task_id, Status::Cancelled)?;
+    Ok(json!({}))
+    // END(ch17/cancel)
+}
+// ANCHOR_END: cancel
+
+/// The -32602 of a task nobody knows.
+pub fn unknown(task_id: &str) -> RpcError {
+    RpcError::invalid_params(format!("no task {task_id:?}: unknown, or expired"))
+}
+
+fn internal(err: &dyn std::fmt::Display) -> RpcError {
+    RpcError::new(-32603, format!("Internal error: the task store: {err}"))
+}
+
+/// Whether a 2026-07-28 request declares the extension in its own
+/// capabilities (`_meta`); nothing else counts, not an earlier request.
+pub fn declared(params: Option<&Value>) -> bool {
+    let meta = params.and_then(|params| params.get("_meta"));
+    let capabilities = meta.and_then(|meta| meta.get("io.modelcontextprotocol/clientCapabilities"));
+    capabilities
+        .and_then(|capabilities| capabilities["extensions"].get(TASKS))
+        .is_some()
+}
+
+/// -32021 (2026-07-28's Missing Required Client Capability): the request
+/// needs the extension, and did not declare it.
+pub fn missing_capability() -> RpcError {
+    let required = json!({ "requiredCapabilities": { "extensions": { TASKS: {} } } });
+    RpcError::new(-32021, "Missing required client capability".into()).with_data(required)
+}
+
+// ANCHOR: work
+/// Long work as a task: no client waits on a stream, so progress goes
+/// nowhere, and the cancel is the task's status in the state folder,
+/// read between two steps.
+pub struct TaskWork<'a> {
+    pub state: &'a State,
+    pub task_id: &'a str,
+}
+
+impl Work for TaskWork<'_> {
+    fn notify(&mut self, _notification: &Notification) {}
+
+    fn cancelled(&mut self, pause: Duration) -> bool {
+        let until = Instant::now() + pause;
+        loop {
+            let status = get(self.state, self.task_id).ok().flatten();
+            if status.is_none_or(|task| task.status == Status::Cancelled) {
+                return true;
+            }
+            let left = until.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return false;
+            }
+            std::thread::sleep(left.min(Duration::from_millis(20)));
+        }
+    }
+}
+// ANCHOR_END: work
+
+/// 128 bits from the OS's random source, in hex: a task id that nobody
+/// can guess (the extension asks for that), and that names a file safely.
+fn new_id() -> io::Result<String> {
+    let mut bytes = [0u8; 16];
+    File::open("/dev/urandom")?.read_exact(&mut bytes)?;
+    Ok(bytes.iter().map(|byte| format!("{byte:02x}")).collect())
+}
+
+/// An ISO 8601 time in UTC, to the millisecond: 2026-12-03T08:15:00.123Z.
+fn timestamp(time: SystemTime) -> String {
+    let since = time.duration_since(UNIX_EPOCH).unwrap_or_default();
+    let (days, secs) = (since.as_secs() / 86_400, since.as_secs() % 86_400);
+    // Days to a civil date (Howard Hinnant's algorithm).
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    let (hour, minute, second) = (secs / 3_600, secs / 60 % 60, secs % 60);
+    let millis = since.subsec_millis();
+    format!("{year:04}-{month:02}-{day:02}T{hour:02}:{minute:02}:{second:02}.{millis:03}Z")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_extensions_moves_are_allowed() {
+        let asking = Status::InputRequired {
+            input_requests: json!({}),
+        };
+        let done = Status::Completed { result: json!({}) };
+        let failed = Status::Failed { error: json!({}) };
+        let open = [Status::Working, asking.clone()];
+        let ends = [done.clone(), failed.clone(), Status::Cancelled];
+        assert!(Status::Working.may_become(&asking) && asking.may_become(&Status::Working));
+        for (from, end) in open
+            .iter()
+            .flat_map(|from| ends.iter().map(move |end| (from, end)))
+        {
+            assert!(from.may_become(end), "{from:?} -> {end:?}");
+        }
+        for from in &ends {
+            for next in open.iter().chain(&ends) {
+                assert!(!from.may_become(next), "{from:?} -> {next:?}");
+            }
+        }
+        assert!(!Status::Working.may_become(&Status::Working));
+        assert!(!asking.may_become(&asking));
+    }
+
+    #[test]
+    fn a_time_is_written_in_utc() {
+        let time = UNIX_EPOCH + Duration::from_millis(1_796_285_700_123);
+        assert_eq!(timestamp(time), "2026-12-03T08:15:00.123Z");
+        assert_eq!(timestamp(UNIX_EPOCH), "1970-01-01T00:00:00.000Z");
+    }
+}
