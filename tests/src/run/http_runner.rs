@@ -351,7 +351,10 @@ impl Listening {
                 .map_err(|err| format!("cannot make {}: {err}", folder.display()))?;
             command.arg("--state").arg(folder);
         }
+        // In the workspace root, as the stdio runner: a relative path in
+        // `# args:` (a fixture folder) means the same from every caller.
         let mut child = command
+            .current_dir(crate::course::root())
             .args(["--listen", "127.0.0.1:0"])
             .args(&transcript.args)
             .envs(transcript.env.iter().cloned())
