@@ -106,6 +106,17 @@ const DEMOS: &[(&str, &[&str])] = &[
             SERVER_EXITED,
         ],
     ),
+    // Skills over MCP: the extension declared, an entry's manifest with
+    // its digests, and a supporting file read by its skill:// URI.
+    (
+        "18",
+        &[
+            r#""io.modelcontextprotocol/skills": {}"#,
+            r#""digest": "sha256:"#,
+            r#""uri": "skill://pdf-processing/scripts/extract.py""#,
+            SERVER_EXITED,
+        ],
+    ),
 ];
 
 /// The last line of every stdio server's tour.

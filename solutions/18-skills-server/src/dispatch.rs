@@ -21,7 +21,12 @@ impl SkillServer {
     /// One request in the era its transport decided. The extension is
     /// 2026-07-28's: over the handshake era `skills/list` is an unknown
     /// method and a `skill://` URI an unknown resource, as before.
-    pub fn request(&self, method: &str, params: Option<Value>, era: Era) -> Result<Value, RpcError> {
+    pub fn request(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        era: Era,
+    ) -> Result<Value, RpcError> {
         let uri = params.as_ref().and_then(|params| params["uri"].as_str());
         let read = method == "resources/read" && uri.is_some_and(|uri| uri.starts_with(SCHEME));
         let ours = read || matches!(method, "skills/list" | "skills/get");

@@ -72,7 +72,11 @@ fn main() -> ExitCode {
         let state = State::open(options.state)?;
         let skills = Skills::open(options.skills)?;
         let server = Server::new(notes, state);
-        Ok((options.listen, options.guard, SkillServer { server, skills }))
+        Ok((
+            options.listen,
+            options.guard,
+            SkillServer { server, skills },
+        ))
     });
     let (listen, guard, server) = match options {
         Ok(opened) => opened,

@@ -116,7 +116,9 @@ impl Skills {
         let bytes = self.bytes(path, file)?;
         let markdown = file.ends_with(".md");
         let content = match String::from_utf8(bytes) {
-            Ok(text) if markdown => json!({ "uri": uri, "mimeType": "text/markdown", "text": text }),
+            Ok(text) if markdown => {
+                json!({ "uri": uri, "mimeType": "text/markdown", "text": text })
+            }
             Ok(text) => json!({ "uri": uri, "mimeType": "text/plain", "text": text }),
             Err(binary) => json!({
                 "uri": uri,
@@ -221,7 +223,9 @@ impl Skills {
             } else if confine(&self.root, &format!("{path}/{file}"), &uri).is_ok() {
                 files.push(file);
             } else {
-                eprintln!("{SERVER_NAME}: not serving {uri}: not a regular file inside the skills folder");
+                eprintln!(
+                    "{SERVER_NAME}: not serving {uri}: not a regular file inside the skills folder"
+                );
             }
         }
     }
@@ -260,6 +264,7 @@ fn find(root: &Path, relative: &str, paths: &mut Vec<String>) {
     }
 }
 
+// ANCHOR: to_json
 /// Chapter 8's YAML as JSON: its subset knows text, lists and mappings
 /// (every scalar is text, as in strictyaml), so a mapping becomes an
 /// object with the same fields, a list an array, text a string.
@@ -268,11 +273,14 @@ fn to_json(yaml: &Yaml) -> Value {
         Yaml::Text(text) => Value::String(text.clone()),
         Yaml::List(items) => items.iter().map(to_json).collect(),
         Yaml::Map(fields) => {
-            let fields = fields.iter().map(|(key, value)| (key.clone(), to_json(value)));
+            let fields = fields
+                .iter()
+                .map(|(key, value)| (key.clone(), to_json(value)));
             Value::Object(fields.collect::<Map<_, _>>())
         }
     }
 }
+// ANCHOR_END: to_json
 
 /// A listing or an entry, with 2026-07-28's caching hints: both results
 /// are `CacheableResult`s, so `ttlMs` and `cacheScope` are required.

@@ -50,6 +50,8 @@ mod recordings;
 mod scenarios;
 #[path = "../skills.rs"]
 mod skills;
+#[path = "../skills_server.rs"]
+mod skills_server;
 #[path = "../state_folder.rs"]
 mod state_folder;
 #[path = "../stateless.rs"]
