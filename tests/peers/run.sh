@@ -60,6 +60,24 @@ if [[ $chapter == 13 ]]; then
     exit 0
 fi
 
+if [[ $chapter == 18 ]]; then
+    # Chapter 18's http.rs and skills.rs beside chapter 13's fixtures
+    # (tests/conformance-18): the suite's required scenarios, then its three
+    # skills scenarios, each alone (EXTENSION_SCENARIOS, in conformance.sh).
+    echo "== build ch18-conformance"
+    cargo build -q -p ch18-conformance
+    echo "== official conformance suite (HTTP), with the skills extension's scenarios"
+    EXTENSION_SCENARIOS="sep-2640-skills-enumeration sep-2640-skills-manifest sep-2640-skills-directory" \
+        bash "$here/conformance.sh" "${CARGO_TARGET_DIR:-$root/target}/debug/ch18-conformance" "conformance-18" ||
+        failed+=("conformance suite")
+    if [[ ${#failed[@]} -gt 0 ]]; then
+        echo "run.sh: chapter $chapter failed with: ${failed[*]}" >&2
+        exit 1
+    fi
+    echo "== chapter $chapter: all peer checks passed"
+    exit 0
+fi
+
 if [[ $chapter == 15 ]]; then
     # Chapter 15 is a client: the suite's client scenarios drive
     # ch15-conformance-client (tests/conformance-client-15).

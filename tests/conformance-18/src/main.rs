@@ -1,0 +1,185 @@
+//! ch18-conformance: chapter 18's skills (its `skills.rs`, compiled here as
+//! it is) beside chapter 13's conformance fixtures, on chapter 18's
+//! `http.rs` (chapter 13's, unchanged), so that `tests/peers/run.sh 18` can
+//! run the suite's required scenarios and its sep-2640 (skills) scenarios
+//! against the course's code. The skills are tests/fixtures/skills-server/acme,
+//! whose skills are all valid (an HTTP server's first stderr line must say
+//! where it listens). The learner never needs to read this crate.
+
+#[path = "../../../solutions/18-skills-server/src/http.rs"]
+mod http;
+#[path = "../../../solutions/18-skills-server/src/skills.rs"]
+mod skills;
+
+#[path = "../../conformance/src/fixtures.rs"]
+mod fixtures;
+
+// The modules chapter 18's http.rs and skills.rs use, by the names they use them.
+use wire_server::{base64, folder, http_util, jsonrpc, modern, paging, server};
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+
+use http::{Answer, Guard, Handler, Shared};
+use jsonrpc::RpcError;
+use server::{Era, Server};
+use skills::{SCHEME, SKILLS, Skills};
+use wire_server::resources::Notes;
+use wire_server::state::State;
+
+/// Our name: in `serverInfo`, and at the start of every log line.
+const SERVER_NAME: &str = "ch18-conformance";
+
+/// The skills served beside the fixtures.
+const SKILLS_DIR: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../fixtures/skills-server/acme"
+);
+
+const HELP: &str = "\
+ch18-conformance: chapter 18's HTTP transport serving the MCP conformance
+suite's fixtures (test tools, resources and prompts) and chapter 18's
+fixture skills (tests/fixtures/skills-server/acme) at http://ADDR/mcp.
+
+Usage: ch18-conformance [--listen ADDR] [--state DIR] [--help]
+
+  --listen ADDR  where to listen (default 127.0.0.1:3000; port 0 picks a
+                 free port). The bound address is printed on stderr:
+                 listening on http://ADDR/mcp
+  --state DIR    the state folder of chapter 12's server (unused by the
+                 fixtures; accepted so scripts can pass it).
+
+Ctrl-C or SIGTERM stops it.
+";
+
+/// The fixtures, with chapter 12's server for what they do not answer.
+struct Fixtures {
+    server: Server,
+    skills: Skills,
+}
+
+impl Handler for Fixtures {
+    fn request(&self, method: &str, params: Option<Value>, era: Era) -> Answer {
+        let modern = matches!(era, Era::Modern);
+        if matches!(method, "initialize" | "ping" | "server/discover") {
+            let mut outcome = self.server.handle_request(method, params, era);
+            if let Ok(result) = &mut outcome
+                && result.get("capabilities").is_some()
+            {
+                result["capabilities"] = fixtures::capabilities(modern);
+                if method == "server/discover" {
+                    result["capabilities"]["extensions"] = json!({ SKILLS: {} });
+                }
+            }
+            return (Vec::new(), outcome);
+        }
+        if !modern {
+            // Over HTTP a legacy request names its agreed revision (http.rs
+            // refuses it otherwise), so there is no handshake to check here.
+            let answer = fixtures::serve(method, params, false);
+            return (answer.notifications, answer.outcome);
+        }
+        // As chapter 12's `handle_modern`, with the fixtures to serve.
+        if let Err(error) = modern::check_meta(params.as_ref()) {
+            return (Vec::new(), Err(error));
+        }
+        if let Some(error) = modern::removed(method) {
+            return (Vec::new(), Err(error));
+        }
+        let uri = params.as_ref().and_then(|params| params["uri"].as_str());
+        let read = method == "resources/read" && uri.is_some_and(|uri| uri.starts_with(SCHEME));
+        let skill = match method {
+            "skills/list" => Some(self.skills.list(params.clone())),
+            "skills/get" => Some(self.skills.get(params.clone())),
+            _ if read => Some(self.skills.read(uri.unwrap_or_default())),
+            _ => None,
+        };
+        if let Some(outcome) = skill {
+            let outcome = outcome
+                .map(|result| modern::complete(method, result))
+                .map_err(modern::renumbered);
+            return (Vec::new(), outcome);
+        }
+        let answer = fixtures::serve(method, params, true);
+        let outcome: Result<Value, RpcError> = answer
+            .outcome
+            .map(|result| modern::complete(method, result))
+            .map_err(modern::renumbered);
+        (answer.notifications, outcome)
+    }
+
+    fn notification(&self, method: &str) {
+        self.server.handle_notification(method);
+    }
+}
+
+fn main() -> ExitCode {
+    wire_server::SERVER_NAME.set(SERVER_NAME);
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.iter().any(|arg| arg == "--help" || arg == "-h") {
+        print!("{HELP}");
+        return ExitCode::SUCCESS;
+    }
+    let opened = options(args).and_then(|(listen, state)| {
+        let server = Server::new(Notes::new(None)?, State::open(state)?);
+        let skills = Skills::open(Some(PathBuf::from(SKILLS_DIR)))?;
+        Ok((listen, Fixtures { server, skills }))
+    });
+    let (listen, server) = match opened {
+        Ok(opened) => opened,
+        Err(problem) => {
+            eprintln!("{SERVER_NAME}: {problem}; try --help");
+            return ExitCode::from(2);
+        }
+    };
+    let shared = Arc::new(Shared {
+        server: Box::new(server),
+        guard: Guard {
+            token: None,
+            allowed_origins: Vec::new(),
+        },
+    });
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(err) => {
+            eprintln!("{SERVER_NAME}: cannot start the runtime: {err}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(http::serve(listen, shared)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(problem) => {
+            eprintln!("{SERVER_NAME}: {problem}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// `--listen ADDR` and `--state DIR`, each at most once.
+fn options(args: Vec<String>) -> Result<(SocketAddr, Option<PathBuf>), String> {
+    let (mut listen, mut state) = (None, None);
+    let mut args = args.into_iter();
+    while let Some(arg) = args.next() {
+        let slot = match arg.as_str() {
+            "--listen" => &mut listen,
+            "--state" => &mut state,
+            _ => return Err(format!("unknown argument {arg:?}")),
+        };
+        let value = args.next().ok_or(format!("{arg} needs a value"))?;
+        if slot.replace(value).is_some() {
+            return Err(format!("{arg} may be given only once"));
+        }
+    }
+    let listen = listen.as_deref().unwrap_or("127.0.0.1:3000");
+    let listen = listen
+        .parse()
+        .map_err(|_| format!("--listen needs an address such as 127.0.0.1:3000, not {listen:?}"))?;
+    Ok((listen, state.map(PathBuf::from)))
+}
