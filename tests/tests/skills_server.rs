@@ -1,6 +1,7 @@
 //! Chapter 18's file safety, driven as a real binary over a skills folder
 //! made for the test: a symlink that leads out of the folder, a FIFO, a
-//! symlinked folder, a SKILL.md that is a symlink out, and a `..` in a URI.
+//! symlinked folder (read as a file and as a directory), a SKILL.md that
+//! is a symlink out, and a `..` in a URI.
 //! Each gets a precise error (or is left out of the manifest, and stderr
 //! says so); the server never panics, never blocks on the FIFO, and never
 //! sends a byte of the file outside the folder.
@@ -69,6 +70,8 @@ fn nothing_outside_the_folder_is_read_and_nothing_blocks() {
         request(5, "resources/read", "skill://good/linked/secret.txt"),
         request(6, "skills/get", "skill://sneaky/SKILL.md"),
         request(7, "resources/read", "skill://sneaky/SKILL.md"),
+        request(8, "resources/directory/read", "skill://good/linked"),
+        request(9, "resources/directory/read", "skill://good"),
     ]
     .concat();
     let args = [
@@ -91,7 +94,7 @@ fn nothing_outside_the_folder_is_read_and_nothing_blocks() {
         .lines()
         .map(|line| serde_json::from_str(line).unwrap())
         .collect();
-    assert_eq!(replies.len(), 7, "{stdout}");
+    assert_eq!(replies.len(), 9, "{stdout}");
     // The manifest holds the two regular files inside the folder only.
     let uris: Vec<&str> = replies[0]["result"]["skill"]["resources"]
         .as_array()
@@ -111,6 +114,20 @@ fn nothing_outside_the_folder_is_read_and_nothing_blocks() {
     assert!(error(4).contains("leads outside"), "{}", error(4));
     assert!(error(5).contains("No skill is served"), "{}", error(5));
     assert!(error(6).contains("Resource not found"), "{}", error(6));
+    assert!(
+        error(7).contains("not a directory resource"),
+        "{}",
+        error(7)
+    );
+    // The skill's root lists its two regular files only: not the link out,
+    // the FIFO, or the symlinked folder.
+    let children: Vec<&str> = replies[8]["result"]["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|child| child["uri"].as_str().unwrap())
+        .collect();
+    assert_eq!(children, ["skill://good/SKILL.md", "skill://good/notes.md"]);
     for left_out in [
         "skill://good/leak.txt",
         "skill://good/pipe",

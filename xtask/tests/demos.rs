@@ -111,7 +111,7 @@ const DEMOS: &[(&str, &[&str])] = &[
     (
         "18",
         &[
-            r#""io.modelcontextprotocol/skills": {}"#,
+            r#""directoryRead": true"#,
             r#""digest": "sha256:"#,
             r#""uri": "skill://pdf-processing/scripts/extract.py""#,
             SERVER_EXITED,

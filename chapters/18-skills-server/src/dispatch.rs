@@ -1,5 +1,5 @@
 //! Chapter 13's server, with skills. A 2026-07-28 request for `skills/list`,
-//! `skills/get` or a `skill://` resource is answered from `--skills-dir`
+//! `skills/get`, `resources/directory/read` or a `skill://` resource is answered from `--skills-dir`
 //! (`skills.rs`); `server/discover` declares the extension. Everything
 //! else, and every request of the handshake era, is chapter 12's `Server`.
 
@@ -29,7 +29,11 @@ impl SkillServer {
     ) -> Result<Value, RpcError> {
         let uri = params.as_ref().and_then(|params| params["uri"].as_str());
         let read = method == "resources/read" && uri.is_some_and(|uri| uri.starts_with(SCHEME));
-        let ours = read || matches!(method, "skills/list" | "skills/get");
+        let listed = matches!(
+            method,
+            "skills/list" | "skills/get" | "resources/directory/read"
+        );
+        let ours = read || listed;
         if !ours || !matches!(era, Era::Modern) {
             let mut result = self.server.handle_request(method, params, era);
             if let Ok(result) = &mut result
@@ -37,7 +41,8 @@ impl SkillServer {
                 && result.get("capabilities").is_some()
             {
                 // `resources` is declared already: skill files are resources.
-                result["capabilities"]["extensions"] = json!({ SKILLS: {} });
+                let skills = json!({ "directoryRead": true });
+                result["capabilities"]["extensions"] = json!({ SKILLS: skills });
             }
             return result;
         }
@@ -45,6 +50,7 @@ impl SkillServer {
         let result = match method {
             "skills/list" => self.skills.list(params),
             "skills/get" => self.skills.get(params),
+            "resources/directory/read" => self.skills.directory(uri.unwrap_or_default()),
             _ => self.skills.read(uri.unwrap_or_default()),
         };
         result

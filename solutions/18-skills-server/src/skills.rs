@@ -114,12 +114,8 @@ impl Skills {
     pub fn read(&self, uri: &str) -> Result<Value, RpcError> {
         let (path, file) = self.owner(uri).ok_or_else(|| not_found(uri))?;
         let bytes = self.bytes(path, file)?;
-        let markdown = file.ends_with(".md");
         let content = match String::from_utf8(bytes) {
-            Ok(text) if markdown => {
-                json!({ "uri": uri, "mimeType": "text/markdown", "text": text })
-            }
-            Ok(text) => json!({ "uri": uri, "mimeType": "text/plain", "text": text }),
+            Ok(text) => json!({ "uri": uri, "mimeType": mime_type(file), "text": text }),
             Err(binary) => json!({
                 "uri": uri,
                 "mimeType": "application/octet-stream",
@@ -129,6 +125,45 @@ impl Skills {
         Ok(json!({ "contents": [content] }))
     }
     // ANCHOR_END: read
+
+    // ANCHOR: directory
+    /// `resources/directory/read`: the direct children of a folder of a
+    /// served skill (its root is `skill://<skill-path>`, without a trailing
+    /// slash). Files as resources, folders as `inode/directory`; anything
+    /// else, or a folder reached through a symlink, is -32602.
+    pub fn directory(&self, uri: &str) -> Result<Value, RpcError> {
+        let rest = uri.strip_prefix(SCHEME).unwrap_or_default();
+        let in_a_skill = self.paths.iter().any(|path| {
+            rest.strip_prefix(path.as_str())
+                .is_some_and(|after| after.is_empty() || after.starts_with('/'))
+        });
+        let plain =
+            !rest.contains(['%', '\\']) && !rest.split('/').any(|s| matches!(s, "" | "." | ".."));
+        let folder = self.root.join(rest);
+        let real = folder.canonicalize().is_ok_and(|real| real == folder);
+        if !(in_a_skill && plain && real && folder.is_dir()) {
+            let why = format!("{uri} is not a directory resource");
+            return Err(RpcError::invalid_params(why).with_data(json!({ "uri": uri })));
+        }
+        let mut children = Vec::new();
+        for item in fs::read_dir(&folder).into_iter().flatten().flatten() {
+            let Ok(name) = item.file_name().into_string() else {
+                continue;
+            };
+            let child = format!("{uri}/{name}");
+            let mime = if item.file_type().is_ok_and(|kind| kind.is_dir()) {
+                "inode/directory"
+            } else if confine(&self.root, &format!("{rest}/{name}"), &child).is_ok() {
+                mime_type(&name)
+            } else {
+                continue; // Not served: the manifest leaves it out too.
+            };
+            children.push(json!({ "uri": child, "name": name, "mimeType": mime }));
+        }
+        children.sort_by(|a, b| a["uri"].as_str().cmp(&b["uri"].as_str()));
+        Ok(json!({ "resources": children }))
+    }
+    // ANCHOR_END: directory
 
     // ANCHOR: owner
     /// The served skill a `skill://` URI belongs to, and the file's path
@@ -261,6 +296,15 @@ fn find(root: &Path, relative: &str, paths: &mut Vec<String>) {
             };
             find(root, &path, paths);
         }
+    }
+}
+
+/// A file's type by its name: Markdown, or plain text.
+fn mime_type(file: &str) -> &'static str {
+    if file.ends_with(".md") {
+        "text/markdown"
+    } else {
+        "text/plain"
     }
 }
 

@@ -72,7 +72,8 @@ impl Handler for Fixtures {
             {
                 result["capabilities"] = fixtures::capabilities(modern);
                 if method == "server/discover" {
-                    result["capabilities"]["extensions"] = json!({ SKILLS: {} });
+                    result["capabilities"]["extensions"] =
+                        json!({ SKILLS: { "directoryRead": true } });
                 }
             }
             return (Vec::new(), outcome);
@@ -95,6 +96,7 @@ impl Handler for Fixtures {
         let skill = match method {
             "skills/list" => Some(self.skills.list(params.clone())),
             "skills/get" => Some(self.skills.get(params.clone())),
+            "resources/directory/read" => Some(self.skills.directory(uri.unwrap_or_default())),
             _ if read => Some(self.skills.read(uri.unwrap_or_default())),
             _ => None,
         };
