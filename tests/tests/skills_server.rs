@@ -140,3 +140,40 @@ fn nothing_outside_the_folder_is_read_and_nothing_blocks() {
     }
     let _ = fs::remove_dir_all(&base);
 }
+
+/// A SKILL.md edited after the server started, so that its frontmatter no
+/// longer parses: its entry is an internal error (-32603), not a panic,
+/// and the server goes on answering.
+#[test]
+fn a_skill_md_broken_after_the_start_is_an_internal_error() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::{Command, Stdio};
+    let base = std::env::temp_dir().join(format!("wire-ch18-edited-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&base);
+    skill(&base.join("later"), "later");
+    let mut child = Command::new(binary())
+        .arg("--skills-dir")
+        .arg(&base)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut ask = |id: u64| -> Value {
+        stdin
+            .write_all(request(id, "skills/get", "skill://later/SKILL.md").as_bytes())
+            .unwrap();
+        let mut line = String::new();
+        stdout.read_line(&mut line).unwrap();
+        serde_json::from_str(&line).unwrap()
+    };
+    assert_eq!(ask(1)["result"]["skill"]["frontmatter"]["name"], "later");
+    fs::write(base.join("later/SKILL.md"), "no frontmatter any more\n").unwrap();
+    let reply = ask(2);
+    assert_eq!(reply["error"]["code"], -32603, "{reply}");
+    let _ = child.kill();
+    let _ = child.wait();
+    let _ = fs::remove_dir_all(&base);
+}

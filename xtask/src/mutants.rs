@@ -52,6 +52,7 @@ fn extra_tests(number: u32) -> &'static [&'static str] {
         15 => &["host_http"],
         16 => &["long_work"],
         17 => &["tasks"],
+        18 => &["skills_server"],
         _ => &[],
     }
 }
