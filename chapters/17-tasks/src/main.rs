@@ -12,6 +12,7 @@ mod tasks;
 // What chapters 4, 5, 12 and 14 settled, under the names they used, and
 // the given code (the seal, the roots, the tools' schemas, the watched
 // stdio connection).
+use wire_server::task_waiting;
 use wire_server::{ask, asking, asking_http, asking_tools, draft_tools, http_util, jsonrpc};
 use wire_server::{asking_calls as tools, long_work, rounds, watched};
 use wire_server::{modern, reindex, request_state, resources, server, state, subscriptions};

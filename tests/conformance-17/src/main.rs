@@ -28,7 +28,7 @@ use wire_server::server;
 use wire_server::{
     ask, asking, asking_http, draft_tools, http_util, jsonrpc, modern, request_state,
 };
-use wire_server::{long_work, rounds, state, watched};
+use wire_server::{long_work, rounds, state, task_waiting, watched};
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
