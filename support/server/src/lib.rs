@@ -54,6 +54,9 @@ pub mod rounds;
 pub mod reindex;
 #[cfg(feature = "asking")]
 pub mod subscriptions;
+// Its transport, with the `http` feature too: chapter 17 serves on it.
+#[cfg(all(feature = "http", feature = "asking"))]
+pub mod http;
 
 // This crate's own.
 #[cfg(feature = "asking")]
