@@ -2,7 +2,8 @@
 //! one `--state` folder. A task the first made is answered by the second,
 //! to its end (`completed`, with the index written); a task cancelled
 //! through the second stops between two steps in the first, and leaves no
-//! index and no temporary file behind.
+//! index and no temporary file behind; a task that waits for its user
+//! takes its answer through the second, and the first shows it completed.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -66,13 +67,17 @@ impl Server {
 
     /// POSTs one 2026-07-28 request that declares the tasks extension;
     /// its reply's result (or error).
-    fn request(&self, method: &str, mut params: Value) -> Value {
+    fn request(&self, method: &str, params: Value) -> Value {
+        self.request_with(method, params, json!({}))
+    }
+
+    /// The same, declaring `capabilities` besides the extension.
+    fn request_with(&self, method: &str, mut params: Value, mut capabilities: Value) -> Value {
+        capabilities["extensions"] = json!({ "io.modelcontextprotocol/tasks": {} });
         params["_meta"] = json!({
             "io.modelcontextprotocol/protocolVersion": "2026-07-28",
             "io.modelcontextprotocol/clientInfo": { "name": "tasks-test", "version": "1" },
-            "io.modelcontextprotocol/clientCapabilities": {
-                "extensions": { "io.modelcontextprotocol/tasks": {} }
-            },
+            "io.modelcontextprotocol/clientCapabilities": capabilities,
         });
         let name = params["name"].as_str().or(params["taskId"].as_str());
         let name = name.unwrap_or_default().to_string();
@@ -165,6 +170,46 @@ fn a_task_cancelled_through_another_instance_stops_and_writes_nothing() {
     std::thread::sleep(Duration::from_millis(1500));
     assert_eq!(written(&state), Vec::<String>::new());
     assert_eq!(second.get(&task_id)["status"], "cancelled");
+    drop((first, second));
+    let _ = std::fs::remove_dir_all(&state);
+}
+
+#[test]
+fn a_task_that_waits_for_its_user_is_answered_through_another_instance() {
+    let state = scratch("waiting");
+    let (first, second) = (Server::listen(&state, "1"), Server::listen(&state, "1"));
+    let draft = first.request(
+        "tools/call",
+        json!({ "name": "start_draft", "arguments": { "title": "Release notes" } }),
+    );
+    let draft = draft["structuredContent"]["draft"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    // The request declares elicitation as well as tasks: the question can go.
+    let handle = first.request_with(
+        "tools/call",
+        json!({ "name": "publish_draft", "arguments": { "draft": draft } }),
+        json!({ "elicitation": {} }),
+    );
+    assert_eq!(handle["resultType"], "task", "{handle}");
+    assert_eq!(handle["status"], "input_required", "{handle}");
+    assert!(handle["inputRequests"]["confirm"].is_object(), "{handle}");
+    let task_id = handle["taskId"].as_str().unwrap().to_string();
+    // The answer goes to the other instance, which runs the call again.
+    let answer = json!({ "action": "accept", "content": { "visibility": "everyone" } });
+    let ack = second.request(
+        "tasks/update",
+        json!({ "taskId": task_id, "inputResponses": { "confirm": answer } }),
+    );
+    assert_eq!(ack["resultType"], "complete", "{ack}");
+    let task = first.get(&task_id);
+    assert_eq!(task["status"], "completed", "{task}");
+    let published = &task["result"]["structuredContent"];
+    assert_eq!(
+        *published,
+        json!({ "draft": draft, "published": true, "visibility": "everyone" })
+    );
     drop((first, second));
     let _ = std::fs::remove_dir_all(&state);
 }

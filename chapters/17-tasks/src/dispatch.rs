@@ -24,6 +24,7 @@ use crate::rounds;
 use crate::server::{Era, Server};
 use crate::state::State;
 use crate::subscriptions;
+use crate::task_waiting::{Round, Waiting};
 use crate::tasks::{self, Status, TaskWork};
 use crate::tools;
 use crate::watched::{Call, Incoming, Watched};
@@ -68,6 +69,11 @@ impl Asking {
             ("tools/call", _, era) if search && ready(params.as_ref(), &era) => {
                 let result = long_work::search(&self.state, params.as_ref());
                 Ok(dressed(matches!(era, Era::Modern), result))
+            }
+            ("tools/call", Some((name, arguments)), Era::Modern)
+                if tasks::declared(params.as_ref()) =>
+            {
+                self.wait_as_task(Waiting::new(&name, &arguments, params.as_ref()))
             }
             ("tools/call", Some((name, arguments)), Era::Modern) => {
                 let run = |asker: &mut dyn Ask| tools::call(&self.server, &name, &arguments, asker);
@@ -115,6 +121,27 @@ impl Asking {
     }
     // ANCHOR_END: start_task
 
+    // ANCHOR: wait_as_task
+    /// A call of ours that asks, from a client that takes tasks: its first
+    /// round runs now. If it asks, the call becomes a task that waits for
+    /// the answers (`tasks/update`); if not, it is answered as it is.
+    fn wait_as_task(&self, waiting: Waiting) -> Result<Value, RpcError> {
+        let questions = match self.round(waiting.clone()) {
+            Round::Asked(questions) => questions,
+            Round::Done(outcome) => return outcome.map(|result| dressed(true, result)),
+        };
+        let task = tasks::create(&self.state)?;
+        let task = tasks::wait(&self.state, &task.task_id, &waiting, questions)?;
+        Ok(task.frame("task"))
+    }
+
+    /// One round of a waiting call, with the answers it has.
+    fn round(&self, waiting: Waiting) -> Round {
+        let (name, arguments) = (waiting.name.clone(), waiting.arguments.clone());
+        waiting.round(|asker| tools::call(&self.server, &name, &arguments, asker))
+    }
+    // ANCHOR_END: wait_as_task
+
     // ANCHOR: task_request
     /// `tasks/get`, `tasks/update` and `tasks/cancel`, for a request that
     /// declares the extension (else -32021); an unknown task is -32602.
@@ -130,8 +157,13 @@ impl Asking {
             ("tasks/cancel", _) => tasks::cancel(&self.state, task_id)?,
             (_, None) => return Err(tasks::unknown(task_id)),
             ("tasks/get", Some(task)) => return Ok(task.frame("complete")),
-            // No question of ours is ever outstanding: every answer is ignored.
-            (_, Some(_)) => json!({}),
+            (_, Some(task)) => {
+                let responses = params.and_then(|params| params["inputResponses"].as_object());
+                let responses = responses.cloned().unwrap_or_default();
+                tasks::update(&self.state, &task, &responses, |waiting| {
+                    self.round(waiting)
+                })?
+            }
         };
         Ok(dressed(true, ack))
     }

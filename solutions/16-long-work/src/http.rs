@@ -394,6 +394,8 @@ fn check_modern_headers(
     let name_field = match method {
         "tools/call" | "prompts/get" => "name",
         "resources/read" => "uri",
+        // The tasks extension's methods (chapter 17) name their task.
+        "tasks/get" | "tasks/update" | "tasks/cancel" => "taskId",
         _ => return Ok(()),
     };
     match params.and_then(|params| params.get(name_field)) {

@@ -6,14 +6,14 @@
 //! that does not declare the extension, is chapter 16's.
 
 mod dispatch;
-mod http;
 mod tasks;
 
-// What chapters 4, 5, 12 and 14 settled, under the names they used, and
-// the given code (the seal, the roots, the tools' schemas, the watched
-// stdio connection).
-use wire_server::{ask, asking, asking_http, asking_tools, draft_tools, http_util, jsonrpc};
+// What chapters 4, 5, 12, 14 and 16 settled (chapter 16's transport, `http`,
+// among them), under the names they used, and the given code (the seal, the
+// roots, the tools' schemas, the watched stdio connection, a waiting task).
+use wire_server::{ask, asking, asking_tools, draft_tools, jsonrpc};
 use wire_server::{asking_calls as tools, long_work, rounds, watched};
+use wire_server::{http, task_waiting};
 use wire_server::{modern, reindex, request_state, resources, server, state, subscriptions};
 
 use std::net::SocketAddr;

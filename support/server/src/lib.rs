@@ -17,7 +17,9 @@
 //! 2026-07-28 `requestState`, and the record of spent states that chapter
 //! 14's stretch keeps in the state folder), `roots.rs` (a path kept inside the roots),
 //! `asking.rs` (a question, and the stdio connection that carries the
-//! server's requests), `asking_http.rs` (the same over an SSE stream) and `asking_tools.rs` (its tools' schemas and reads).
+//! server's requests), `asking_http.rs` (the same over an SSE stream) and `asking_tools.rs` (its tools' schemas and reads); `long_work.rs`
+//! (chapter 16's given code) and `task_waiting.rs` (chapter 17's: a call that
+//! waits for its user as a task).
 
 use std::fmt;
 use std::sync::OnceLock;
@@ -52,6 +54,9 @@ pub mod rounds;
 pub mod reindex;
 #[cfg(feature = "asking")]
 pub mod subscriptions;
+// Its transport, with the `http` feature too: chapter 17 serves on it.
+#[cfg(all(feature = "http", feature = "asking"))]
+pub mod http;
 
 // This crate's own.
 #[cfg(feature = "asking")]
@@ -71,6 +76,8 @@ pub mod request_state;
 pub mod roots;
 pub mod state;
 pub mod stdio;
+#[cfg(feature = "asking")]
+pub mod task_waiting;
 #[cfg(feature = "asking")]
 pub mod watched;
 

@@ -1,21 +1,17 @@
 //! ch17-conformance: chapter 16's conformance fixtures (tests/conformance-16)
-//! on chapter 17's transport (`http.rs`, which routes the `tasks/…`
-//! methods by `Mcp-Name`) and chapter 17's task store (`tasks.rs`), both
-//! compiled as they are, with the suite's task fixtures beside them
-//! (`task_fixtures.rs`), so that `tests/peers/conformance.sh` (`run.sh 17`)
-//! runs the suite's `tasks-*` scenarios against the chapter's code. The
-//! learner never needs to read this.
+//! on chapter 17's transport (chapter 16's `http.rs`, settled in
+//! wire-server, which routes the `tasks/…` methods by `Mcp-Name`) and
+//! chapter 17's task store (`tasks.rs`), compiled as it is, with the
+//! suite's task fixtures beside them (`task_fixtures.rs`), so that
+//! `tests/peers/conformance.sh` (`run.sh 17`) runs the suite's `tasks-*`
+//! scenarios against the chapter's code. The learner never needs to read
+//! this.
 
-#[path = "../../../solutions/17-tasks/src/http.rs"]
-mod http;
 // The chapter's own long work (`TaskWork`) has no fixture here.
+mod task_fixtures;
 #[allow(dead_code)]
 #[path = "../../../solutions/17-tasks/src/tasks.rs"]
 mod tasks;
-// Chapter 16's, settled in wire-server; http.rs delivers through it.
-use wire_server::subscriptions;
-
-mod task_fixtures;
 
 #[path = "../../conformance/src/fixtures.rs"]
 mod fixtures;
@@ -25,10 +21,9 @@ mod fixtures_14;
 
 // The modules chapter 14's files use, by the names they use them.
 use wire_server::server;
-use wire_server::{
-    ask, asking, asking_http, draft_tools, http_util, jsonrpc, modern, request_state,
-};
-use wire_server::{long_work, rounds, state, watched};
+use wire_server::{ask, asking, draft_tools, jsonrpc, modern, request_state};
+// Chapter 16's transport, settled in wire-server, as chapter 17 serves on it.
+use wire_server::{http, long_work, rounds, state, task_waiting};
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
