@@ -1,8 +1,10 @@
 //! Chapter 16's server, with tasks. A 2026-07-28 call of `reindex_notes`
 //! that declares the tasks extension starts a task and returns its handle;
-//! `tasks/get`, `tasks/update` and `tasks/cancel` answer from the state
-//! folder (`tasks.rs`). Everything else is chapter 16's: long work with the
-//! `Work` its transport gives it, told to the subscriptions that asked.
+//! a call of chapter 14's tools that asks the user becomes a task that
+//! waits for the answer; `tasks/get`, `tasks/update` and `tasks/cancel`
+//! answer from the state folder (`tasks.rs`). Everything else is chapter
+//! 16's: long work with the `Work` its transport gives it, told to the
+//! subscriptions that asked.
 
 use std::sync::Arc;
 use std::time::Duration;
