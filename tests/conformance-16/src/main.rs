@@ -14,6 +14,8 @@
 //! chapter 12's server keeps the lifecycle: `initialize`, `ping`,
 //! `server/discover`, only with the fixtures' capabilities.
 
+#[path = "../../conformance/src/cli.rs"]
+mod cli;
 #[path = "../../../solutions/16-long-work/src/http.rs"]
 mod http;
 // http.rs delivers through it; the 2025-11-25 half is stdio's, unused here.
@@ -39,8 +41,6 @@ use wire_server::{
 };
 use wire_server::{long_work, rounds, watched};
 
-use std::net::SocketAddr;
-use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
@@ -234,7 +234,7 @@ fn main() -> ExitCode {
         print!("{HELP}");
         return ExitCode::SUCCESS;
     }
-    let opened = options(args).and_then(|(listen, state)| {
+    let opened = cli::options(args).and_then(|(listen, state)| {
         let state = State::open(state)?;
         let seal = Seal::open(&state, INPUT_TTL)?;
         let server = Server::new(Notes::new(None)?, state);
@@ -258,43 +258,5 @@ fn main() -> ExitCode {
         running: Arc::default(),
         listeners: Arc::default(),
     });
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(runtime) => runtime,
-        Err(err) => {
-            eprintln!("{SERVER_NAME}: cannot start the runtime: {err}");
-            return ExitCode::FAILURE;
-        }
-    };
-    match runtime.block_on(http::serve(listen, shared)) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(problem) => {
-            eprintln!("{SERVER_NAME}: {problem}");
-            ExitCode::FAILURE
-        }
-    }
-}
-
-/// `--listen ADDR` and `--state DIR`, each at most once.
-fn options(args: Vec<String>) -> Result<(SocketAddr, Option<PathBuf>), String> {
-    let (mut listen, mut state) = (None, None);
-    let mut args = args.into_iter();
-    while let Some(arg) = args.next() {
-        let slot = match arg.as_str() {
-            "--listen" => &mut listen,
-            "--state" => &mut state,
-            _ => return Err(format!("unknown argument {arg:?}")),
-        };
-        let value = args.next().ok_or(format!("{arg} needs a value"))?;
-        if slot.replace(value).is_some() {
-            return Err(format!("{arg} may be given only once"));
-        }
-    }
-    let listen = listen.as_deref().unwrap_or("127.0.0.1:3000");
-    let listen = listen
-        .parse()
-        .map_err(|_| format!("--listen needs an address such as 127.0.0.1:3000, not {listen:?}"))?;
-    Ok((listen, state.map(PathBuf::from)))
+    cli::run(SERVER_NAME, http::serve(listen, shared))
 }

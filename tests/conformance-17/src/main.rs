@@ -7,8 +7,11 @@
 //! scenarios against the chapter's code. The learner never needs to read
 //! this.
 
-// The chapter's own long work (`TaskWork`) has no fixture here.
+#[path = "../../conformance/src/cli.rs"]
+mod cli;
 mod task_fixtures;
+
+// The chapter's own long work (`TaskWork`) has no fixture here.
 #[allow(dead_code)]
 #[path = "../../../solutions/17-tasks/src/tasks.rs"]
 mod tasks;
@@ -25,8 +28,6 @@ use wire_server::{ask, asking, draft_tools, jsonrpc, modern, request_state};
 // Chapter 16's transport, settled in wire-server, as chapter 17 serves on it.
 use wire_server::{http, long_work, rounds, state, task_waiting};
 
-use std::net::SocketAddr;
-use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
@@ -274,7 +275,7 @@ fn main() -> ExitCode {
         print!("{HELP}");
         return ExitCode::SUCCESS;
     }
-    let opened = options(args).and_then(|(listen, state)| {
+    let opened = cli::options(args).and_then(|(listen, state)| {
         let state = State::open(state)?;
         let seal = Seal::open(&state, INPUT_TTL)?;
         let tasks = task_fixtures::TaskFixtures {
@@ -309,43 +310,5 @@ fn main() -> ExitCode {
         running: Arc::default(),
         listeners: Arc::default(),
     });
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(runtime) => runtime,
-        Err(err) => {
-            eprintln!("{SERVER_NAME}: cannot start the runtime: {err}");
-            return ExitCode::FAILURE;
-        }
-    };
-    match runtime.block_on(http::serve(listen, shared)) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(problem) => {
-            eprintln!("{SERVER_NAME}: {problem}");
-            ExitCode::FAILURE
-        }
-    }
-}
-
-/// `--listen ADDR` and `--state DIR`, each at most once.
-fn options(args: Vec<String>) -> Result<(SocketAddr, Option<PathBuf>), String> {
-    let (mut listen, mut state) = (None, None);
-    let mut args = args.into_iter();
-    while let Some(arg) = args.next() {
-        let slot = match arg.as_str() {
-            "--listen" => &mut listen,
-            "--state" => &mut state,
-            _ => return Err(format!("unknown argument {arg:?}")),
-        };
-        let value = args.next().ok_or(format!("{arg} needs a value"))?;
-        if slot.replace(value).is_some() {
-            return Err(format!("{arg} may be given only once"));
-        }
-    }
-    let listen = listen.as_deref().unwrap_or("127.0.0.1:3000");
-    let listen = listen
-        .parse()
-        .map_err(|_| format!("--listen needs an address such as 127.0.0.1:3000, not {listen:?}"))?;
-    Ok((listen, state.map(PathBuf::from)))
+    cli::run(SERVER_NAME, http::serve(listen, shared))
 }

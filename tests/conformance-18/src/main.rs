@@ -6,6 +6,8 @@
 //! whose skills are all valid (an HTTP server's first stderr line must say
 //! where it listens). The learner never needs to read this crate.
 
+#[path = "../../conformance/src/cli.rs"]
+mod cli;
 #[path = "../../../solutions/18-skills-server/src/http.rs"]
 mod http;
 #[path = "../../../solutions/18-skills-server/src/skills.rs"]
@@ -17,7 +19,6 @@ mod fixtures;
 // The modules chapter 18's http.rs and skills.rs use, by the names they use them.
 use wire_server::{base64, folder, http_util, jsonrpc, modern, paging, server};
 
-use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -126,7 +127,7 @@ fn main() -> ExitCode {
         print!("{HELP}");
         return ExitCode::SUCCESS;
     }
-    let opened = options(args).and_then(|(listen, state)| {
+    let opened = cli::options(args).and_then(|(listen, state)| {
         let server = Server::new(Notes::new(None)?, State::open(state)?);
         let skills = Skills::open(Some(PathBuf::from(SKILLS_DIR)))?;
         Ok((listen, Fixtures { server, skills }))
@@ -145,43 +146,5 @@ fn main() -> ExitCode {
             allowed_origins: Vec::new(),
         },
     });
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(runtime) => runtime,
-        Err(err) => {
-            eprintln!("{SERVER_NAME}: cannot start the runtime: {err}");
-            return ExitCode::FAILURE;
-        }
-    };
-    match runtime.block_on(http::serve(listen, shared)) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(problem) => {
-            eprintln!("{SERVER_NAME}: {problem}");
-            ExitCode::FAILURE
-        }
-    }
-}
-
-/// `--listen ADDR` and `--state DIR`, each at most once.
-fn options(args: Vec<String>) -> Result<(SocketAddr, Option<PathBuf>), String> {
-    let (mut listen, mut state) = (None, None);
-    let mut args = args.into_iter();
-    while let Some(arg) = args.next() {
-        let slot = match arg.as_str() {
-            "--listen" => &mut listen,
-            "--state" => &mut state,
-            _ => return Err(format!("unknown argument {arg:?}")),
-        };
-        let value = args.next().ok_or(format!("{arg} needs a value"))?;
-        if slot.replace(value).is_some() {
-            return Err(format!("{arg} may be given only once"));
-        }
-    }
-    let listen = listen.as_deref().unwrap_or("127.0.0.1:3000");
-    let listen = listen
-        .parse()
-        .map_err(|_| format!("--listen needs an address such as 127.0.0.1:3000, not {listen:?}"))?;
-    Ok((listen, state.map(PathBuf::from)))
+    cli::run(SERVER_NAME, http::serve(listen, shared))
 }

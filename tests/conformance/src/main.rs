@@ -9,6 +9,7 @@
 //! `wire_server`) keeps the lifecycle: `initialize`, `ping`,
 //! `server/discover`, only with the fixtures' capabilities.
 
+mod cli;
 #[path = "../../../solutions/13-http/src/http.rs"]
 mod http;
 
@@ -17,8 +18,6 @@ mod fixtures;
 // The modules chapter 13's http.rs uses, by the names it uses them.
 use wire_server::{http_util, jsonrpc, modern, server};
 
-use std::net::SocketAddr;
-use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -98,7 +97,7 @@ fn main() -> ExitCode {
         print!("{HELP}");
         return ExitCode::SUCCESS;
     }
-    let opened = options(args).and_then(|(listen, state)| {
+    let opened = cli::options(args).and_then(|(listen, state)| {
         let server = Server::new(Notes::new(None)?, State::open(state)?);
         Ok((listen, server))
     });
@@ -116,43 +115,5 @@ fn main() -> ExitCode {
             allowed_origins: Vec::new(),
         },
     });
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(runtime) => runtime,
-        Err(err) => {
-            eprintln!("{SERVER_NAME}: cannot start the runtime: {err}");
-            return ExitCode::FAILURE;
-        }
-    };
-    match runtime.block_on(http::serve(listen, shared)) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(problem) => {
-            eprintln!("{SERVER_NAME}: {problem}");
-            ExitCode::FAILURE
-        }
-    }
-}
-
-/// `--listen ADDR` and `--state DIR`, each at most once.
-fn options(args: Vec<String>) -> Result<(SocketAddr, Option<PathBuf>), String> {
-    let (mut listen, mut state) = (None, None);
-    let mut args = args.into_iter();
-    while let Some(arg) = args.next() {
-        let slot = match arg.as_str() {
-            "--listen" => &mut listen,
-            "--state" => &mut state,
-            _ => return Err(format!("unknown argument {arg:?}")),
-        };
-        let value = args.next().ok_or(format!("{arg} needs a value"))?;
-        if slot.replace(value).is_some() {
-            return Err(format!("{arg} may be given only once"));
-        }
-    }
-    let listen = listen.as_deref().unwrap_or("127.0.0.1:3000");
-    let listen = listen
-        .parse()
-        .map_err(|_| format!("--listen needs an address such as 127.0.0.1:3000, not {listen:?}"))?;
-    Ok((listen, state.map(PathBuf::from)))
+    cli::run(SERVER_NAME, http::serve(listen, shared))
 }
