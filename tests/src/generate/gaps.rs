@@ -281,7 +281,35 @@ pub fn without_markers(text: &str) -> String {
 
 /// Starters are formatted like the rest of the workspace, so that
 /// `cargo fmt` and `cargo xtask starters` never undo each other.
+///
+/// Remembered per source text for the life of the process: the tests
+/// generate every starter several times over (each test that asks which
+/// chapters the learner edited compares them all), and one `cargo test`
+/// ran rustfmt 810 times, a fifth of its CPU when nothing needed building
+/// (its start-up, loading the compiler's libraries, is most of each run).
 pub(crate) fn rustfmt(source: &str) -> Result<String, String> {
+    use std::collections::HashMap;
+    use std::sync::Mutex;
+    static FORMATTED: Mutex<Option<HashMap<String, String>>> = Mutex::new(None);
+    let remembered = |formatted: &mut Option<HashMap<String, String>>| {
+        formatted.as_ref().and_then(|map| map.get(source).cloned())
+    };
+    let lock = || {
+        FORMATTED
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    };
+    if let Some(formatted) = remembered(&mut lock()) {
+        return Ok(formatted);
+    }
+    let formatted = run_rustfmt(source)?;
+    lock()
+        .get_or_insert_with(HashMap::new)
+        .insert(source.to_string(), formatted.clone());
+    Ok(formatted)
+}
+
+fn run_rustfmt(source: &str) -> Result<String, String> {
     use std::io::Write;
     use std::process::{Command, Stdio};
     let mut child = Command::new("rustfmt")

@@ -127,16 +127,41 @@ pub fn build(package: &str) -> Result<PathBuf, String> {
     build_bin(package, package)
 }
 
-/// The binaries built so far in this process, by `"package bin"`.
+/// The binaries built so far in this process, by `"package bin"`. Held
+/// only to read or add an entry, never across a build: a test whose binary
+/// is built already does not wait behind another test's build.
 static BUILT: Mutex<Option<HashMap<String, Result<PathBuf, String>>>> = Mutex::new(None);
 
-/// The builds so far, locked. Every cargo build here holds it from the
-/// build to the link of its binary (see `own_copy`); a test that panicked
-/// while holding it leaves the map as it was, so it is used anyway.
+/// Held by every cargo build here from the build to the link of its binary
+/// (see [`own_copy`]): cargo puts a package's binary at one path whatever
+/// its features, so another build in between would leave the link pointing
+/// at the other build's file. Cargo would serialize the builds anyway (one
+/// lock on the target folder), noisily.
+static BUILDING: Mutex<()> = Mutex::new(());
+
+/// The builds so far, locked. A test that panicked while holding it leaves
+/// the map as it was, so it is used anyway.
 fn lock_built() -> MutexGuard<'static, Option<HashMap<String, Result<PathBuf, String>>>> {
     BUILT
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+fn lock_building() -> MutexGuard<'static, ()> {
+    BUILDING
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// The build of `key` remembered so far, if any.
+fn remembered(key: &str) -> Option<Result<PathBuf, String>> {
+    lock_built().as_ref()?.get(key).cloned()
+}
+
+fn remember(key: String, result: Result<PathBuf, String>) {
+    lock_built()
+        .get_or_insert_with(HashMap::new)
+        .insert(key, result);
 }
 
 /// Forgets every build, so the next [`build`] runs cargo again: for
@@ -154,20 +179,87 @@ pub fn build_bin(package: &str, bin: &str) -> Result<PathBuf, String> {
 
 /// [`build_bin`], with the `stretch` feature when `stretch` is set.
 fn build_with(package: &str, bin: &str, stretch: bool) -> Result<PathBuf, String> {
-    let mut built = lock_built();
-    let built = built.get_or_insert_with(HashMap::new);
     let key = format!("{package} {bin}{}", if stretch { " stretch" } else { "" });
-    if let Some(result) = built.get(&key) {
-        return result.clone().map_err(|_| {
-            format!(
-                "`cargo build -p {package}` failed; its errors are shown once, in another report"
-            )
-        });
+    let failed = |_| {
+        format!("`cargo build -p {package}` failed; its errors are shown once, in another report")
+    };
+    if let Some(result) = remembered(&key) {
+        return result.map_err(failed);
+    }
+    let _building = lock_building();
+    if !stretch && under_cargo_test() {
+        prebuild_default_members();
+    }
+    // Built by another thread while this one waited, or just now.
+    if let Some(result) = remembered(&key) {
+        return result.map_err(failed);
     }
     let result =
         cargo_build(package, bin, false, stretch).and_then(|path| own_copy(&path, stretch));
-    built.insert(key, result.clone());
+    remember(key, result.clone());
     result
+}
+
+/// Whether this process is a test binary of this crate that `cargo test`
+/// started (cargo sets `CARGO_PKG_NAME` for it): then `cargo test` has just
+/// built every default member, and one build can say where they all are.
+/// `cargo xtask` (whose `CARGO_PKG_NAME` is `xtask`) builds only what it is
+/// asked for: a learner's first `cargo xtask check 03` must not compile
+/// every solution first.
+fn under_cargo_test() -> bool {
+    std::env::var("CARGO_PKG_NAME").as_deref() == Ok(env!("CARGO_PKG_NAME"))
+}
+
+/// Asks cargo, once, for the binaries of every default member (the
+/// solutions, the conformance binaries, the replay server) in one build,
+/// and remembers them all. Under `cargo test` they are all built already,
+/// so this is one check that they are fresh (about a second), where a
+/// build per binary cost one to three seconds each on two cores, twenty
+/// times over, each waiting for the one before. If the joint build fails,
+/// nothing is remembered and each build reports its own errors.
+fn prebuild_default_members() {
+    static DONE: OnceLock<()> = OnceLock::new();
+    DONE.get_or_init(|| {
+        let Some(binaries) = default_member_binaries() else {
+            return;
+        };
+        let mut command = cargo();
+        command.args(["build", "--quiet"]).args(selection(&[]));
+        for (_, bin) in &binaries {
+            command.args(["--bin", bin]);
+        }
+        let Ok(output) = command
+            .arg("--message-format=json")
+            .current_dir(course::root())
+            .stderr(Stdio::null())
+            .output()
+        else {
+            return;
+        };
+        if !output.status.success() {
+            return;
+        }
+        for (bin, executable) in executables(&output.stdout) {
+            if let Some((package, _)) = binaries.iter().find(|(_, name)| *name == bin) {
+                remember(format!("{package} {bin}"), own_copy(&executable, false));
+            }
+        }
+    });
+}
+
+/// `(binary, path)` of each binary in cargo's JSON messages. A binary's
+/// name is unique in the workspace (they share one `target/debug`).
+fn executables(stdout: &[u8]) -> Vec<(String, PathBuf)> {
+    String::from_utf8_lossy(stdout)
+        .lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .filter(|message| message["reason"] == "compiler-artifact")
+        .filter_map(|message| {
+            let bin = message["target"]["name"].as_str()?;
+            let executable = message["executable"].as_str()?;
+            Some((bin.to_string(), PathBuf::from(executable)))
+        })
+        .collect()
 }
 
 /// Builds the binaries of several packages (each named as its package) in
@@ -187,10 +279,7 @@ pub fn build_all_stretch(packages: &[String]) -> Result<(), String> {
 }
 
 fn build_together(packages: &[String], stretch: bool) -> Result<(), String> {
-    // Held from the build to the links, as `build_with` holds it: cargo puts
-    // a binary at one path whatever its features, so another thread's build
-    // in between would leave the link pointing at the other build.
-    let mut built = lock_built();
+    let _building = lock_building();
     let mut command = cargo();
     command.args(["build", "--quiet"]);
     command.args(selection(packages));
@@ -216,22 +305,11 @@ fn build_together(packages: &[String], stretch: bool) -> Result<(), String> {
             packages.len()
         ));
     }
-    let built = built.get_or_insert_with(HashMap::new);
-    for message in String::from_utf8_lossy(&output.stdout)
-        .lines()
-        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
-        .filter(|message| message["reason"] == "compiler-artifact")
-    {
-        let (Some(name), Some(executable)) = (
-            message["target"]["name"].as_str(),
-            message["executable"].as_str(),
-        ) else {
-            continue;
-        };
-        if packages.iter().any(|package| package == name) {
-            let path = own_copy(Path::new(executable), stretch)?;
+    for (name, executable) in executables(&output.stdout) {
+        if packages.contains(&name) {
+            let path = own_copy(&executable, stretch)?;
             let key = format!("{name} {name}{}", if stretch { " stretch" } else { "" });
-            built.insert(key, Ok(path));
+            remember(key, Ok(path));
         }
     }
     Ok(())
@@ -245,9 +323,11 @@ fn build_together(packages: &[String], stretch: bool) -> Result<(), String> {
 pub fn build_for_cargo_run(package: &str) -> Result<(), String> {
     // It replaces the binary at the path the other builds link from: not
     // while one of them is between its build and its link.
-    let _building = lock_built();
+    let _building = lock_building();
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
-    let output = Command::new(cargo)
+    let mut command = Command::new(cargo);
+    not_incremental_under_cargo_test(&mut command);
+    let output = command
         .args(["build", "--quiet", "--package", package, "--bin", package])
         .current_dir(course::root())
         .output()
@@ -389,7 +469,23 @@ fn cargo() -> Command {
             command.env_remove(name.as_ref());
         }
     }
+    // Under `cargo test`, every crate here is built once (a fresh clone
+    // builds each solution, starter and stretch in the tests), so
+    // incremental compilation's caches are written and never read: on the
+    // 2-core machine they cost about 30 s of a fresh clone's first `cargo
+    // test` (CONTRIBUTING, "The learner's time"). Whether a build was
+    // incremental is not part of cargo's fingerprint, so a learner's next
+    // `cargo xtask check` (not under `cargo test`) reuses these builds and
+    // is incremental from its first edit on. A value set outside wins.
+    not_incremental_under_cargo_test(&mut command);
     command
+}
+
+/// See [`cargo`]: builds under `cargo test` are not incremental.
+fn not_incremental_under_cargo_test(command: &mut Command) {
+    if under_cargo_test() && std::env::var_os("CARGO_INCREMENTAL").is_none() {
+        command.env("CARGO_INCREMENTAL", "0");
+    }
 }
 
 /// The packages every build here selects (`--package` each), with `--bin`
@@ -422,21 +518,7 @@ fn selection(extra: &[String]) -> Vec<String> {
 /// The default members and the starters, by name, from `cargo metadata`;
 /// `None` if it cannot say (then each build selects only its own package).
 fn workspace_selection() -> Option<Vec<String>> {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
-    let output = Command::new(cargo)
-        .args([
-            "metadata",
-            "--no-deps",
-            "--format-version",
-            "1",
-            "--offline",
-        ])
-        .current_dir(course::root())
-        .stderr(Stdio::null())
-        .output()
-        .ok()
-        .filter(|output| output.status.success())?;
-    let metadata: serde_json::Value = serde_json::from_slice(&output.stdout).ok()?;
+    let metadata = metadata()?;
     let defaults = metadata["workspace_default_members"].as_array()?;
     let starters = course::root().join("chapters");
     let names = metadata["packages"]
@@ -451,4 +533,50 @@ fn workspace_selection() -> Option<Vec<String>> {
         .filter_map(|package| package["name"].as_str().map(str::to_string))
         .collect();
     Some(names)
+}
+
+/// `(package, binary)` for every binary of the default members.
+fn default_member_binaries() -> Option<Vec<(String, String)>> {
+    let metadata = metadata()?;
+    let defaults = metadata["workspace_default_members"].as_array()?;
+    let mut binaries = Vec::new();
+    for package in metadata["packages"].as_array()? {
+        if !defaults.contains(&package["id"]) {
+            continue;
+        }
+        let name = package["name"].as_str()?;
+        for target in package["targets"].as_array()? {
+            let is_bin = target["kind"]
+                .as_array()
+                .is_some_and(|kinds| kinds.contains(&"bin".into()));
+            if let (true, Some(bin)) = (is_bin, target["name"].as_str()) {
+                binaries.push((name.to_string(), bin.to_string()));
+            }
+        }
+    }
+    Some(binaries)
+}
+
+/// The workspace's packages (`cargo metadata --no-deps`), asked once.
+fn metadata() -> Option<&'static serde_json::Value> {
+    static METADATA: OnceLock<Option<serde_json::Value>> = OnceLock::new();
+    METADATA
+        .get_or_init(|| {
+            let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
+            let output = Command::new(cargo)
+                .args([
+                    "metadata",
+                    "--no-deps",
+                    "--format-version",
+                    "1",
+                    "--offline",
+                ])
+                .current_dir(course::root())
+                .stderr(Stdio::null())
+                .output()
+                .ok()
+                .filter(|output| output.status.success())?;
+            serde_json::from_slice(&output.stdout).ok()
+        })
+        .as_ref()
 }
