@@ -201,22 +201,24 @@ fn build_with(package: &str, bin: &str, stretch: bool) -> Result<PathBuf, String
 }
 
 /// Whether this process is a test binary of this crate that `cargo test`
-/// started (cargo sets `CARGO_PKG_NAME` for it): then `cargo test` has just
-/// built every default member, and one build can say where they all are.
-/// `cargo xtask` (whose `CARGO_PKG_NAME` is `xtask`) builds only what it is
-/// asked for: a learner's first `cargo xtask check 03` must not compile
-/// every solution first.
+/// started (cargo sets `CARGO_PKG_NAME` for it): then the tests will ask
+/// for nearly every default member's binary, so one build can make them
+/// all. `cargo xtask` (whose `CARGO_PKG_NAME` is `xtask`) builds only what
+/// it is asked for: a learner's first `cargo xtask check 03` must not
+/// compile every solution first.
 fn under_cargo_test() -> bool {
     std::env::var("CARGO_PKG_NAME").as_deref() == Ok(env!("CARGO_PKG_NAME"))
 }
 
 /// Asks cargo, once, for the binaries of every default member (the
 /// solutions, the conformance binaries, the replay server) in one build,
-/// and remembers them all. Under `cargo test` they are all built already,
-/// so this is one check that they are fresh (about a second), where a
-/// build per binary cost one to three seconds each on two cores, twenty
-/// times over, each waiting for the one before. If the joint build fails,
-/// nothing is remembered and each build reports its own errors.
+/// and remembers them all. `cargo test`'s own build does not link them
+/// (the solutions' binaries say `test = false`), so on a fresh clone this
+/// compiles them, side by side, where a build per binary cost two to three
+/// seconds each on two cores, twenty times over, each waiting for the one
+/// before; when they are fresh it is one check (about a second). If the
+/// joint build fails, nothing is remembered and each build reports its
+/// own errors.
 fn prebuild_default_members() {
     static DONE: OnceLock<()> = OnceLock::new();
     DONE.get_or_init(|| {
@@ -431,13 +433,10 @@ fn cargo_build(package: &str, bin: &str, release: bool, stretch: bool) -> Result
             }
         ));
     }
-    String::from_utf8_lossy(&output.stdout)
-        .lines()
-        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
-        .filter(|message| {
-            message["reason"] == "compiler-artifact" && message["target"]["name"] == bin
-        })
-        .filter_map(|message| message["executable"].as_str().map(PathBuf::from))
+    executables(&output.stdout)
+        .into_iter()
+        .filter(|(name, _)| name == bin)
+        .map(|(_, executable)| executable)
         .next_back()
         .ok_or_else(|| format!("cargo built {package} but reported no executable"))
 }
@@ -472,7 +471,7 @@ fn cargo() -> Command {
     // Under `cargo test`, every crate here is built once (a fresh clone
     // builds each solution, starter and stretch in the tests), so
     // incremental compilation's caches are written and never read: on the
-    // 2-core machine they cost about 30 s of a fresh clone's first `cargo
+    // 2-core machine they cost about 40 s of a fresh clone's first `cargo
     // test` (CONTRIBUTING, "The learner's time"). Whether a build was
     // incremental is not part of cargo's fingerprint, so a learner's next
     // `cargo xtask check` (not under `cargo test`) reuses these builds and
