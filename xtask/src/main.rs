@@ -9,6 +9,7 @@ mod bundle;
 mod hint;
 mod learner;
 mod mutants;
+mod starter_failures;
 
 use std::fs;
 use std::io::{self, BufRead, BufReader, Write};
@@ -63,6 +64,10 @@ usage: cargo xtask <command>     (NN: a chapter, written 3, 03 or ch03)
   bench --http [--seconds N]   chapter 13 under load, beside bare hyper (and the Python SDK)
   mutants NN [--list]          mutate the code inside chapter NN's gaps (cargo-mutants) and
                                run its tests on each mutant: every rule must be pinned
+  starter-failures [NN ...] [--write]
+                               run each chapter's scenarios against its solution with one
+                               gap at a time open: which gaps break which scenarios
+                               (the gap column of tests/starter-failures.txt)
   bundle DIR                   a copy of the course for a room without internet:
                                the repository, vendored crates, the built book
 ";
@@ -99,6 +104,7 @@ fn main() -> ExitCode {
         Some("bench") => bench::run(rest),
         Some("bundle") => bundle::run(rest),
         Some("mutants") => mutants::run(rest),
+        Some("starter-failures") => starter_failures::run(rest),
         _ => Err(USAGE.to_string()),
     };
     match result {

@@ -146,22 +146,56 @@ fn starter_source(text: &str) -> String {
                 }
                 out += &format!("{indent}{}\n", end(&region));
             }
-            Part::Region(region) => {
-                let indent = &region.indent;
-                out += &note(Opening::Todo, &region);
-                if region.starter.is_empty() {
-                    let todo = markers::todo_placeholder(&region.id, &region.instruction.join(" "));
-                    out += &format!("{indent}{todo}\n");
-                } else {
-                    for code in &region.starter {
-                        out += &format!("{indent}{code}\n");
-                    }
-                }
-                out += &format!("{indent}{}\n", end(&region));
-            }
+            Part::Region(region) => out += &starter_gap(&region),
         }
     }
     out
+}
+
+/// A gap as the starter has it: its note, then its `starter:` lines or,
+/// without them, a `todo!` that names it, then its `END`.
+fn starter_gap(region: &Region) -> String {
+    let indent = &region.indent;
+    let mut out = note(Opening::Todo, region);
+    if region.starter.is_empty() {
+        let todo = markers::todo_placeholder(&region.id, &region.instruction.join(" "));
+        out += &format!("{indent}{todo}\n");
+    } else {
+        for code in &region.starter {
+            out += &format!("{indent}{code}\n");
+        }
+    }
+    out += &format!("{indent}{}\n", end(region));
+    out
+}
+
+/// A solution file with gap `id` alone as the starter has it and every
+/// other line as written: the program of a learner whose other gaps are
+/// all right. `cargo xtask starter-failures` runs the scenarios against it
+/// to find every scenario that gap's placeholder breaks. `None` when the
+/// file holds no such gap.
+pub fn with_one_gap_open(text: &str, id: &str) -> Option<String> {
+    let lines: Vec<&str> = text.lines().collect();
+    let (parts, _) = markers::regions(text, Source::Solution);
+    let mut out = String::new();
+    let mut found = false;
+    for part in parts {
+        match part {
+            Part::Line(line) => out += &format!("{line}\n"),
+            Part::Region(region) if region.opening == Opening::Gap && region.id == id => {
+                found = true;
+                out += &starter_gap(&region);
+            }
+            // Any other region, markers and all, as the file has it.
+            Part::Region(region) => {
+                let last = region.end.unwrap_or(lines.len());
+                for line in &lines[region.line - 1..last] {
+                    out += &format!("{line}\n");
+                }
+            }
+        }
+    }
+    found.then_some(out)
 }
 
 fn end(region: &Region) -> Marker<'_> {
@@ -362,6 +396,16 @@ mod tests {
                 "    todo!(\"ch09/f: return the answer.\")".to_string()
             )
         );
+    }
+
+    #[test]
+    fn opens_one_gap_and_keeps_the_others_as_written() {
+        let open = with_one_gap_open(SOLUTION, "ch09/g").unwrap();
+        assert_eq!(
+            open,
+            "fn f() -> u32 {\n    // GAP(ch09/f): return\n    // the answer.\n    let x = 42;\n    x\n    // END(ch09/f)\n}\nfn g() -> Result<(), String> {\n    // TODO(ch09/g): do g.\n    Err(\"TODO(ch09/g)\".into())\n    // END(ch09/g)\n}\n"
+        );
+        assert_eq!(with_one_gap_open(SOLUTION, "ch09/h"), None);
     }
 
     #[test]

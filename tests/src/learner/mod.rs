@@ -789,6 +789,40 @@ mod tests {
     }
 
     #[test]
+    fn a_gap_every_scenario_of_which_fails_is_blamed_over_gaps_with_one_passing() {
+        // Chapter 3's shape, each scenario listing every gap whose
+        // placeholder breaks it: the result leaves out structuredContent,
+        // so every scenario that calls add fails, the tour included. The
+        // definition's tools_list passes and so does add's
+        // call_add_bad_arguments: the result is to blame, alone.
+        let check = made_up(
+            &[
+                (
+                    "ch03/tool-definition",
+                    &["tour", "tools_list"],
+                    failing(&["tour"]),
+                ),
+                (
+                    "ch03/tool-result",
+                    &["tour", "call_add", "call_errors"],
+                    failing(&["tour", "call_add", "call_errors"]),
+                ),
+                (
+                    "ch03/add",
+                    &["tour", "call_add", "call_add_bad_arguments", "call_errors"],
+                    failing(&["tour", "call_add", "call_errors"]),
+                ),
+            ],
+            &["tour", "call_add", "call_errors"],
+        );
+        assert_eq!(ids(&check), ["ch03/tool-result"]);
+        assert_eq!(check.next_gap().unwrap().gap.id, "ch03/tool-result");
+        let summary = summary(&check);
+        assert!(summary.contains("[!] ch03/tool-result"), "{summary}");
+        assert!(summary.contains("[?] ch03/add"), "{summary}");
+    }
+
+    #[test]
     fn a_placeholder_explains_its_own_failures() {
         // catalogue is written and right; activate is not written yet, so
         // the tour they share is activate's to fix: no written gap is blamed.

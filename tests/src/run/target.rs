@@ -251,7 +251,7 @@ fn prebuild_default_members() {
 
 /// `(binary, path)` of each binary in cargo's JSON messages. A binary's
 /// name is unique in the workspace (they share one `target/debug`).
-fn executables(stdout: &[u8]) -> Vec<(String, PathBuf)> {
+pub fn executables(stdout: &[u8]) -> Vec<(String, PathBuf)> {
     String::from_utf8_lossy(stdout)
         .lines()
         .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
