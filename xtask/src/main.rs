@@ -120,14 +120,14 @@ fn chapter_arg(args: &[String]) -> Result<Chapter, String> {
 
 /// `measure skills|agents|tools`: the book's measuring tool (`tests/measure`,
 /// package `wire-measure`) driving chapter 8's binary (skills), chapter
-/// 9's (agents) or chapter 15's (tools): the reference solution's, or
+/// 9's (agents) or chapter 19's (tools): the reference solution's, or
 /// `--mine`, or `--bin PATH`.
 /// The chapter's binary starts its own servers, as `cargo run` would.
 fn measure(args: &[String]) -> Result<(), String> {
     let (table, chapter) = match args.first().map(String::as_str) {
         Some("skills") => ("skills", "08"),
         Some("agents") => ("agents", "09"),
-        Some("tools") => ("tools", "15"),
+        Some("tools") => ("tools", "19"),
         _ => {
             return Err(
                 "usage: cargo xtask measure skills|agents|tools [--mine | --bin PATH]".into(),

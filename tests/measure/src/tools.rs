@@ -5,7 +5,9 @@
 //! catalogue adds to the first request, as the loop counts it; the bare
 //! question is the no-server request, traced, with its `tools` emptied.
 //! The made-up catalogues are served by this same program
-//! (`wire-measure serve-tools COUNT PARAMS`, see `serve.rs`).
+//! (`wire-measure serve-tools COUNT PARAMS`, see `serve.rs`). Last, the
+//! fifty again with `ENABLE_TOOL_SEARCH=true` (chapter 19's tool search):
+//! the same first request, with names instead of definitions.
 
 use std::path::Path;
 
@@ -36,7 +38,7 @@ pub fn print_table(bin: &Path, servers: &[String]) -> Result<(), String> {
     let me = std::env::current_exe().map_err(|err| format!("where am I: {err}"))?;
     let made_up =
         |count: usize, params: usize| format!("made={} serve-tools {count} {params}", me.display());
-    let none = first_request(bin, &[])?;
+    let none = first_request(bin, &[], OFF)?;
     let mut bare = none.request.clone();
     bare["tools"] = json!([]);
     let bare = tokens::count(&bare.to_string());
@@ -46,10 +48,16 @@ pub fn print_table(bin: &Path, servers: &[String]) -> Result<(), String> {
     println!("| {} | {bare} | {} |", THEIRS[0].0, THEIRS[0].1);
     println!("| + the harness's own tools (Bash) | +{harness_own} | - |");
     for (row, (count, params)) in [(1, 1), (1, 5), (50, 5)].into_iter().enumerate() {
-        let with = first_request(bin, &[made_up(count, params)])?;
+        let with = first_request(bin, &[made_up(count, params)], OFF)?;
         let (label, theirs) = THEIRS[row + 1];
         println!("| {label} | +{} | {theirs} |", with.tokens - none.tokens);
     }
+    let searched = first_request(bin, &[made_up(50, 5)], ON)?;
+    let found = tool_count(&searched) - tool_count(&none);
+    println!(
+        "| + the same 50, ENABLE_TOOL_SEARCH=true ({found} tool sent: ToolSearch) | +{} | - |",
+        searched.tokens - none.tokens
+    );
     println!();
     println!("The course's servers, each alone beside the harness's own tools:");
     println!();
@@ -60,7 +68,7 @@ pub fn print_table(bin: &Path, servers: &[String]) -> Result<(), String> {
         false => servers.to_vec(),
     };
     for server in course {
-        let with = first_request(bin, std::slice::from_ref(&server))?;
+        let with = first_request(bin, std::slice::from_ref(&server), OFF)?;
         let name = server
             .split_once('=')
             .map_or(server.as_str(), |(name, _)| name);
@@ -70,6 +78,11 @@ pub fn print_table(bin: &Path, servers: &[String]) -> Result<(), String> {
     Ok(())
 }
 // ANCHOR_END: measure
+
+/// Tool search off (chapter 19 defers nothing) and on; a chapter before
+/// 19 ignores the variable, and its two rows are the same.
+const OFF: (&str, &str) = ("ENABLE_TOOL_SEARCH", "false");
+const ON: (&str, &str) = ("ENABLE_TOOL_SEARCH", "true");
 
 /// The tools of a request.
 fn tool_count(turn: &Turn) -> usize {
@@ -84,8 +97,9 @@ struct Turn {
 }
 
 /// Runs the binary with `servers` (NAME=COMMAND each), no skills and no
-/// agents (empty folders), so the catalogue is the only difference.
-fn first_request(bin: &Path, servers: &[String]) -> Result<Turn, String> {
+/// agents (empty folders), so the catalogue is the only difference, and
+/// tool search as `search` sets it.
+fn first_request(bin: &Path, servers: &[String], search: (&str, &str)) -> Result<Turn, String> {
     let scratch = std::env::temp_dir().join(format!("wire-measure-tools-{}", std::process::id()));
     let empty = scratch.join("empty");
     std::fs::create_dir_all(&empty).map_err(|err| format!("{}: {err}", empty.display()))?;
@@ -102,7 +116,7 @@ fn first_request(bin: &Path, servers: &[String]) -> Result<Turn, String> {
     for server in servers {
         args.extend(["--server".to_string(), server.clone()]);
     }
-    let output = run::chapter(bin, &scratch, &args);
+    let output = run::chapter_with(bin, &scratch, &args, &[search]);
     let _ = std::fs::remove_dir_all(&scratch);
     let output = output?;
     let tokens = *run::requests(&output.stdout)
