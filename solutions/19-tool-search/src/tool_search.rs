@@ -24,7 +24,7 @@ pub const SETTING: &str = "ENABLE_TOOL_SEARCH";
 const CONTEXT_WINDOW: usize = 200_000;
 /// `auto`'s share of the window, in percent (Claude Code's default).
 const AUTO_PERCENT: usize = 10;
-/// How many tools one search loads when it does not say (Claude Code's).
+/// How many tools one search loads when it does not say (the course's).
 const MAX_RESULTS: usize = 5;
 
 /// `ENABLE_TOOL_SEARCH`: always, never, or past a share of the window.

@@ -74,32 +74,9 @@ enum Table {
 
 fn main() -> ExitCode {
     let args = Args::parse();
-    if let Table::ServeTools { count, params } = args.table {
-        return match serve::serve(count, params) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(err) => {
-                eprintln!("wire-measure: serve-tools: {err}");
-                ExitCode::FAILURE
-            }
-        };
-    }
-    let Some(bin) = args.bin else {
-        eprintln!("wire-measure: name the chapter binary to drive: --bin PATH");
-        return ExitCode::from(2);
-    };
-    // The runs start in other folders: a relative path would not find it.
-    let bin = match std::path::absolute(&bin) {
-        Ok(bin) => bin,
-        Err(err) => {
-            eprintln!("wire-measure: --bin {}: {err}", bin.display());
-            return ExitCode::from(2);
-        }
-    };
     let outcome = match args.table {
-        Table::Skills { servers } => skills::print_table(&bin, &servers),
-        Table::Agents { servers } => agents::print_table(&bin, &servers),
-        Table::Tools { servers } => tools::print_table(&bin, &servers),
-        Table::ServeTools { .. } => unreachable!("served above"),
+        Table::ServeTools { count, params } => serve::serve(count, params),
+        table => print_table(args.bin, table),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
@@ -107,5 +84,20 @@ fn main() -> ExitCode {
             eprintln!("wire-measure: {err}");
             ExitCode::FAILURE
         }
+    }
+}
+
+/// Drives the chapter binary `bin` for one table.
+fn print_table(bin: Option<PathBuf>, table: Table) -> Result<(), String> {
+    let Some(bin) = bin else {
+        return Err("name the chapter binary to drive: --bin PATH".to_string());
+    };
+    // The runs start in other folders: a relative path would not find it.
+    let bin = std::path::absolute(&bin).map_err(|err| format!("--bin {}: {err}", bin.display()))?;
+    match table {
+        Table::Skills { servers } => skills::print_table(&bin, &servers),
+        Table::Agents { servers } => agents::print_table(&bin, &servers),
+        Table::Tools { servers } => tools::print_table(&bin, &servers),
+        Table::ServeTools { count, params } => serve::serve(count, params),
     }
 }
