@@ -22,6 +22,8 @@ pub mod bash;
 pub mod cli;
 /// Chapter 6: one MCP server on its pipes.
 pub mod connection;
+/// Chapter 15: a server's era, found by server/discover, else initialize.
+pub mod discover;
 /// A folder of definitions read one by one, the first of a name winning
 /// (not generated: bookkeeping that chapters 8 and 9 share).
 pub mod entries;
@@ -34,6 +36,8 @@ pub mod files;
 /// Markdown with YAML frontmatter, split at its `---` lines (not
 /// generated: format plumbing of SKILL.md and agent files).
 pub mod frontmatter;
+/// Chapter 15's harness: what every context shares (for chapter 19 on).
+pub mod harness;
 /// Chapter 11: hooks around the loop, what their answers mean.
 pub mod hooks;
 /// Chapter 6: several servers and one merged catalogue.
@@ -56,6 +60,10 @@ pub mod remote;
 /// MCP resources as a tool the model can call, from chapter 9 on (not
 /// generated: a harness tool the chapter offers but does not teach).
 pub mod resource_tool;
+/// Chapter 15: a tool call run through a server's questions.
+pub mod retry;
+/// Chapter 15: a server's question answered (a form, the model, the roots).
+pub mod route;
 /// A hook chapter's session: its working folder and its own folder,
 /// removed at the end, and its hooks' settings read (not generated:
 /// plumbing, no chapter's lesson).

@@ -10,15 +10,21 @@
 //!   into the system prompt (see `skills.rs`);
 //! - `wire-measure --bin PATH agents`: chapter 9's binary, one question that
 //!   needs five notes, answered in place and delegated (see `agents.rs`).
+//! - `wire-measure --bin PATH tools`: a harness chapter's binary (15's, or
+//!   19's), its first request with no catalogue, with made-up catalogues of
+//!   1 and 50 tools and with the course's servers (see `tools.rs`); the
+//!   made-up ones it serves itself (`wire-measure serve-tools`, `serve.rs`).
 //!
-//! `cargo xtask measure skills|agents` runs it on the reference solution
+//! `cargo xtask measure skills|agents|tools` runs it on the reference solution
 //! (or `--bin PATH`, a learner's build); the transcripts
 //! `tests/transcripts/ch08/measure.wire` and `ch09/measure.wire` pin its
 //! output, with the chapter's servers replayed.
 
 mod agents;
 mod run;
+mod serve;
 mod skills;
+mod tools;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -31,9 +37,10 @@ use clap::{Parser, Subcommand};
     about = "What a harness chapter's requests cost, in tokens"
 )]
 struct Args {
-    /// The chapter binary to drive (chapter 8's for skills, 9's for agents)
+    /// The chapter binary to drive (chapter 8's for skills, 9's for agents,
+    /// a harness chapter's for tools)
     #[arg(long, value_name = "PATH")]
-    bin: PathBuf,
+    bin: Option<PathBuf>,
     #[command(subcommand)]
     table: Table,
 }
@@ -53,21 +60,23 @@ enum Table {
         #[arg(long = "server", value_name = "NAME=COMMAND")]
         servers: Vec<String>,
     },
+    /// The first request with no catalogue, then with 1, 5-parameter and 50
+    /// made-up tools, then with the course's servers
+    Tools {
+        /// The course's servers to measure (default: chapter 3's add and
+        /// chapter 5's notes)
+        #[arg(long = "server", value_name = "NAME=COMMAND")]
+        servers: Vec<String>,
+    },
+    /// Serve COUNT made-up tools of PARAMS parameters over stdio (for tools)
+    ServeTools { count: usize, params: usize },
 }
 
 fn main() -> ExitCode {
     let args = Args::parse();
-    // The runs start in other folders: a relative path would not find it.
-    let bin = match std::path::absolute(&args.bin) {
-        Ok(bin) => bin,
-        Err(err) => {
-            eprintln!("wire-measure: --bin {}: {err}", args.bin.display());
-            return ExitCode::from(2);
-        }
-    };
     let outcome = match args.table {
-        Table::Skills { servers } => skills::print_table(&bin, &servers),
-        Table::Agents { servers } => agents::print_table(&bin, &servers),
+        Table::ServeTools { count, params } => serve::serve(count, params),
+        table => print_table(args.bin, table),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
@@ -75,5 +84,20 @@ fn main() -> ExitCode {
             eprintln!("wire-measure: {err}");
             ExitCode::FAILURE
         }
+    }
+}
+
+/// Drives the chapter binary `bin` for one table.
+fn print_table(bin: Option<PathBuf>, table: Table) -> Result<(), String> {
+    let Some(bin) = bin else {
+        return Err("name the chapter binary to drive: --bin PATH".to_string());
+    };
+    // The runs start in other folders: a relative path would not find it.
+    let bin = std::path::absolute(&bin).map_err(|err| format!("--bin {}: {err}", bin.display()))?;
+    match table {
+        Table::Skills { servers } => skills::print_table(&bin, &servers),
+        Table::Agents { servers } => agents::print_table(&bin, &servers),
+        Table::Tools { servers } => tools::print_table(&bin, &servers),
+        Table::ServeTools { count, params } => serve::serve(count, params),
     }
 }

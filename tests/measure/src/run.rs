@@ -19,8 +19,20 @@ pub fn data(path: &str) -> PathBuf {
 /// Runs `bin` with `args` in `dir` and waits for it; a run that fails is
 /// an error that quotes its stderr, since then no table would be true.
 pub fn chapter(bin: &Path, dir: &Path, args: &[String]) -> Result<Output, String> {
+    chapter_with(bin, dir, args, &[])
+}
+
+/// `chapter`, with environment variables set for the run (a setting that,
+/// as in Claude Code, is an environment variable: ENABLE_TOOL_SEARCH).
+pub fn chapter_with(
+    bin: &Path,
+    dir: &Path,
+    args: &[String],
+    envs: &[(&str, &str)],
+) -> Result<Output, String> {
     let output = Command::new(bin)
         .args(args)
+        .envs(envs.iter().copied())
         .current_dir(dir)
         .stdin(Stdio::null())
         .output()
