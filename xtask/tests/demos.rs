@@ -117,6 +117,18 @@ const DEMOS: &[(&str, &[&str])] = &[
             SERVER_EXITED,
         ],
     ),
+    // Tool search: the harness defers the server's tools, its own
+    // ToolSearch finds one (the result is the harness's, not the script's),
+    // and the found tool's call reaches the server, which answers.
+    (
+        "19",
+        &[
+            "tool search (ENABLE_TOOL_SEARCH=true): 8 of 12 tools deferred",
+            r#"tool ToolSearch {"query":"search notes"} -> Found 1; the definitions are in your tools from the next turn: mcp__drafts__search_notes"#,
+            r#"tool mcp__drafts__search_notes {"query":"retry"} -> 2 notes contain "retry":"#,
+            "ch14-asking: terminated, bye",
+        ],
+    ),
 ];
 
 /// The last line of every stdio server's tour.
