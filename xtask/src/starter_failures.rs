@@ -156,6 +156,7 @@ fn copy_workspace(workspace: &Path) -> Result<(), String> {
     if !output.status.success() {
         return Err("`git ls-files` failed: run this in the course's git checkout".into());
     }
+    let mut copied = BTreeSet::new();
     for name in String::from_utf8_lossy(&output.stdout).split('\0') {
         let source = root.join(name);
         // Deleted in the working tree but still tracked, or not a file.
@@ -164,6 +165,27 @@ fn copy_workspace(workspace: &Path) -> Result<(), String> {
         }
         let bytes = fs::read(&source).map_err(|err| format!("{name}: {err}"))?;
         write_if_changed(&workspace.join(name), &bytes)?;
+        copied.insert(workspace.join(name));
+    }
+    // A file an earlier run copied and the checkout no longer has (a
+    // chapter renamed) would still be a workspace member here.
+    remove_others(workspace, &copied)
+}
+
+fn remove_others(folder: &Path, keep: &BTreeSet<PathBuf>) -> Result<(), String> {
+    let entries = fs::read_dir(folder).map_err(|err| format!("{}: {err}", folder.display()))?;
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            remove_others(&path, keep)?;
+            // An emptied folder under a `members` glob is still a member,
+            // and cargo would look for its Cargo.toml.
+            if fs::read_dir(&path).is_ok_and(|mut rest| rest.next().is_none()) {
+                fs::remove_dir(&path).map_err(|err| format!("{}: {err}", path.display()))?;
+            }
+        } else if !keep.contains(&path) {
+            fs::remove_file(&path).map_err(|err| format!("{}: {err}", path.display()))?;
+        }
     }
     Ok(())
 }
