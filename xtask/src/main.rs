@@ -48,7 +48,8 @@ usage: cargo xtask <command>     (NN: a chapter, written 3, 03 or ch03)
   measure skills|agents|tools|cache [--mine | --bin PATH]
                                the book's token tables: what skills cost an idle turn
                                (chapter 8's binary), what a delegation saves (chapter 9's),
-                               what tool definitions cost a first request (chapter 19's)
+                               what tool definitions cost a first request (chapter 19's),
+                               what the prompt cache saves and what breaks it (chapter 20's)
   hint NN [GAP]                the next hint for a gap (the first one not written yet)
   starters [--check] [--force] regenerate chapters/ and support/ from the marked solutions; a file
                                you edited is left alone unless --force (backed up first)
