@@ -129,6 +129,18 @@ const DEMOS: &[(&str, &[&str])] = &[
             "ch14-asking: terminated, bye",
         ],
     ),
+    // The cached prefix: the scripted model's figures are computed from
+    // each request (the script says "{cache}"): the first writes the
+    // prefix, the second reads it back and writes only what is new.
+    (
+        "20",
+        &[
+            "cache: wrote 1583, read 0, uncached 0, output 0",
+            "cache: wrote 155, read 1583, uncached 0, output 0",
+            "session input: 2665.9 base tokens with the cache, 5188 without (49% saved)",
+            "ch14-asking: terminated, bye",
+        ],
+    ),
 ];
 
 /// The last line of every stdio server's tour.

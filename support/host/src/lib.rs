@@ -78,8 +78,15 @@ pub mod show;
 pub mod skill_tools;
 /// Chapter 8: skills found, validated and listed.
 pub mod skills;
+/// A stand-in model's prompt cache: the `usage` the Messages API would
+/// report, computed from the request (not generated: no chapter's lesson;
+/// the scenarios' stub and chapter 20's demo share it).
+pub mod stub_cache;
 /// Chapter 7: what a request costs, in tokens.
 pub mod tokens;
+/// Chapter 19: tool search, the deferred tools and `ToolSearch` (for
+/// chapter 20 on).
+pub mod tool_search;
 /// Chapter 15's client connection, over stdio or Streamable HTTP (not
 /// generated: transport plumbing, no chapter's lesson).
 pub mod transport;

@@ -14,13 +14,17 @@
 //!   19's), its first request with no catalogue, with made-up catalogues of
 //!   1 and 50 tools and with the course's servers (see `tools.rs`); the
 //!   made-up ones it serves itself (`wire-measure serve-tools`, `serve.rs`).
+//! - `wire-measure --bin PATH cache`: chapter 20's binary, one scripted
+//!   session as built and with each thing that breaks its cached prefix,
+//!   per turn: what the cache wrote, read and left uncached (see `cache.rs`).
 //!
-//! `cargo xtask measure skills|agents|tools` runs it on the reference solution
+//! `cargo xtask measure skills|agents|tools|cache` runs it on the reference solution
 //! (or `--bin PATH`, a learner's build); the transcripts
 //! `tests/transcripts/ch08/measure.wire` and `ch09/measure.wire` pin its
 //! output, with the chapter's servers replayed.
 
 mod agents;
+mod cache;
 mod run;
 mod serve;
 mod skills;
@@ -68,6 +72,9 @@ enum Table {
         #[arg(long = "server", value_name = "NAME=COMMAND")]
         servers: Vec<String>,
     },
+    /// One scripted session, as built and with each prefix breaker, per
+    /// turn: written to the cache, read from it, uncached (chapter 20)
+    Cache,
     /// Serve COUNT made-up tools of PARAMS parameters over stdio (for tools)
     ServeTools { count: usize, params: usize },
 }
@@ -98,6 +105,7 @@ fn print_table(bin: Option<PathBuf>, table: Table) -> Result<(), String> {
         Table::Skills { servers } => skills::print_table(&bin, &servers),
         Table::Agents { servers } => agents::print_table(&bin, &servers),
         Table::Tools { servers } => tools::print_table(&bin, &servers),
+        Table::Cache => cache::print_table(&bin),
         Table::ServeTools { count, params } => serve::serve(count, params),
     }
 }

@@ -43,6 +43,10 @@ pub fn serve(count: usize, params: usize) -> Result<(), String> {
                 "protocolVersion": "2025-11-25", "capabilities": { "tools": {} },
                 "serverInfo": { "name": "wire-measure", "version": env!("CARGO_PKG_VERSION") } } }),
             "tools/list" => json!({ "jsonrpc": "2.0", "id": id, "result": { "tools": tools } }),
+            // `cache`'s sessions call the tools: one made-up post each time.
+            "tools/call" => json!({ "jsonrpc": "2.0", "id": id, "result": { "content": [
+                { "type": "text", "text": "1 post: \"Retries\" (2026-03-02): retry after 100 ms, then 200, then 400." }
+            ] } }),
             _ => json!({ "jsonrpc": "2.0", "id": id,
                          "error": { "code": -32601, "message": format!("Method not found: {method}") } }),
         };

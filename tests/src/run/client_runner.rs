@@ -223,6 +223,7 @@ fn play(
             together_wait: together,
             state: Mutex::new(State::default()),
             arrived: Condvar::new(),
+            cache: Default::default(),
         };
         Some(StubModel::start(listener, script))
     };
@@ -706,6 +707,9 @@ struct Script {
     state: Mutex<State>,
     /// Signalled when a first request of a `together` context arrives.
     arrived: Condvar,
+    /// The prompt cache of the run: a reply whose `usage` is
+    /// `"{cache}"` gets the figures it computes from the request.
+    cache: wire_host::stub_cache::StubCache,
 }
 
 #[derive(Default)]
@@ -854,7 +858,7 @@ fn answer(mut stream: TcpStream, script: &Script) -> Result<(), String> {
         Err(problem) => (Some(problem), None),
     };
     let (status, reply) = match (&problem, expected_reply) {
-        (None, Some(reply)) => (status_of(&reply.bytes), reply.bytes.clone()),
+        (None, Some(reply)) => (status_of(&reply.bytes), script.usage(&request, reply)),
         (None, None) => (
             "500 Internal Server Error",
             b"{\"type\":\"error\",\"error\":{\"type\":\"api_error\",\"message\":\"the transcript has no <= reply here\"}}".to_vec(),
@@ -998,6 +1002,22 @@ impl Script {
             }
         }
         Ok(exchange.reply.as_ref())
+    }
+
+    /// The reply's bytes as written, unless its `usage` is the marker
+    /// (`"usage":"{cache}"`): then with the figures the run's cache
+    /// computes from the request the host sent (chapter 20's scenarios).
+    fn usage(&self, request: &Request, reply: &Frame) -> Vec<u8> {
+        let mut value: serde_json::Value = match serde_json::from_slice(&reply.bytes) {
+            Ok(value) => value,
+            Err(_) => return reply.bytes.clone(),
+        };
+        if value["usage"] != wire_host::stub_cache::MARKER {
+            return reply.bytes.clone();
+        }
+        let body = serde_json::from_slice(&request.body).unwrap_or_default();
+        self.cache.fill(&body, &mut value);
+        value.to_string().into_bytes()
     }
 
     /// Why `request` matches no context's next request: the difference

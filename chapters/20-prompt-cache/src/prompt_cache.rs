@@ -1,0 +1,163 @@
+//! Prompt caching, the harness's side. The Messages API caches a request's
+//! prefix (its `tools`, then `system`, then `messages`) up to each block
+//! marked `cache_control: {"type": "ephemeral"}`, and a later request that
+//! begins with the same bytes reads it back at a tenth of the price. So
+//! the harness marks three breakpoints (`mark`), keeps what comes before
+//! the last one the same from turn to turn (the catalogue in one order:
+//! `agent.rs`), and reads the figures each reply reports (`Usage`): what
+//! was written to the cache, read from it, and sent uncached.
+//!
+//! `WIRE_CACHE_BREAKER` breaks the prefix on purpose, for `wire-measure
+//! cache` (the course's switch, not an API's or Claude Code's setting).
+
+use std::sync::Mutex;
+
+use serde::Deserialize;
+use serde_json::{Value, json};
+use wire_host::model::Provider;
+use wire_host::stub_cache;
+
+use crate::harness::{Harness, Log};
+
+/// The mark on a breakpoint: the API's only type, the default 5 minutes.
+fn ephemeral() -> Value {
+    json!({ "type": "ephemeral" })
+}
+
+// ANCHOR: mark
+/// Marks the request's breakpoints: the last tool definition (the
+/// catalogue), the system prompt (a string becomes one text block, the
+/// only shape that carries a mark) and the last content block of the last
+/// message (the breakpoint that moves forward each turn). Three, under
+/// the API's limit of four. Every message's content is sent as a list of
+/// blocks, so the message marked this turn has the same bytes, unmarked,
+/// the next. The conversation kept between turns is not marked: only the
+/// request is.
+pub fn mark(request: &mut Value) {
+    // TODO(ch20/breakpoints): put "cache_control": ephemeral() on the last
+    // element of request["tools"] (when there is one); replace a string
+    // request["system"] with [{"type": "text", "text": it, "cache_control":
+    // ephemeral()}]; make every message's string content a list of one
+    // text block (so a message has one shape, marked or not), and mark
+    // the last block of the last message.
+    let _ = (request, ephemeral());
+    // END(ch20/breakpoints)
+}
+// ANCHOR_END: mark
+
+// ANCHOR: usage
+/// A reply's `usage`, as the Messages API reports it. Every field may be
+/// missing: a local model (Ollama) reports no cache figures.
+#[derive(Debug, Default, Deserialize, Clone, Copy)]
+pub struct Usage {
+    pub input_tokens: Option<u64>,
+    pub output_tokens: Option<u64>,
+    pub cache_creation_input_tokens: Option<u64>,
+    pub cache_read_input_tokens: Option<u64>,
+}
+
+/// The price of a cache write and of a read, against an input token's:
+/// the API's multipliers for the 5-minute lifetime.
+const WRITE: f64 = 1.25;
+const READ: f64 = 0.1;
+
+impl Usage {
+    /// Written to the cache, read from it, sent uncached: the three parts
+    /// of the input (0 for a figure the model did not report).
+    pub fn parts(&self) -> (u64, u64, u64) {
+        let or0 = |figure: Option<u64>| figure.unwrap_or(0);
+        (
+            or0(self.cache_creation_input_tokens),
+            or0(self.cache_read_input_tokens),
+            or0(self.input_tokens),
+        )
+    }
+
+    /// The input's cost in base-token units (an uncached input token is
+    /// 1), and what the same input costs without the cache.
+    pub fn cost(&self) -> (f64, u64) {
+        // TODO(ch20/usage): from parts(): with the cache, a written token
+        // costs WRITE, a read one READ, an uncached one 1; without it,
+        // every one of them costs 1, so that cost is their sum.
+        let _ = (self.parts(), WRITE, READ);
+        (0.0, 0)
+        // END(ch20/usage)
+    }
+}
+// ANCHOR_END: usage
+
+/// The session's input so far: its cost with the cache, and without.
+static SESSION: Mutex<(f64, u64)> = Mutex::new((0.0, 0));
+
+// ANCHOR: send
+/// Sends one request and reads its `usage`: one line says what the turn
+/// wrote, read and sent uncached, and its cost; the session's totals grow.
+/// The scripted model has no cache of its own: its replies leave `usage`
+/// to the run's stand-in (`wire_host::stub_cache`), which computes it
+/// from this request, as the API would.
+pub async fn send(
+    harness: &Harness,
+    key: &str,
+    request: &Value,
+    log: &mut Log,
+) -> Result<Value, String> {
+    let mut reply = harness.model.send(key, request).await?;
+    if let Provider::Scripted { .. } = harness.model.provider {
+        stub_cache::scripted().fill(request, &mut reply);
+    }
+    let usage = Usage::deserialize(&reply["usage"]).unwrap_or_default();
+    let (written, read, uncached) = usage.parts();
+    let (cost, without) = usage.cost();
+    if usage.input_tokens.is_none() {
+        log.say("  cache: the model reported no usage".to_string());
+    } else {
+        let output = usage.output_tokens.unwrap_or(0);
+        log.say(format!(
+            "  cache: wrote {written}, read {read}, uncached {uncached}, output {output}: \
+             input {cost:.1} base tokens ({without} without the cache)"
+        ));
+    }
+    let mut session = SESSION.lock().unwrap_or_else(|e| e.into_inner());
+    *session = (session.0 + cost, session.1 + without);
+    Ok(reply)
+}
+// ANCHOR_END: send
+
+/// The session's last line: its input cost, with the cache and without.
+pub fn show_session() {
+    let (cost, without) = *SESSION.lock().unwrap_or_else(|e| e.into_inner());
+    let saved = match without {
+        0 => 0.0,
+        _ => 100.0 * (1.0 - cost / without as f64),
+    };
+    println!(
+        "session input: {cost:.1} base tokens with the cache, {without} without ({saved:.0}% saved)"
+    );
+}
+
+/// `WIRE_CACHE_BREAKER`, for the measurement: from the second request
+/// on, `timestamp` puts a clock in the system prompt (one that ticks a
+/// second a request, so the figures are the same every run), `reorder`
+/// turns the MCP tools' order around (a server that lists in another
+/// order), `change` edits the first tool's description (a server whose
+/// list changed mid-session).
+pub fn breaker(turn: u32, system: &mut String, tools: &mut [Value]) {
+    let which = std::env::var("WIRE_CACHE_BREAKER").unwrap_or_default();
+    let mcp = tools.iter().take_while(|tool| is_mcp(tool)).count();
+    match which.as_str() {
+        "timestamp" => *system += &format!("\n\nThe time is 2026-12-04T09:00:{turn:02}Z."),
+        "reorder" if turn > 1 => tools[..mcp].reverse(),
+        "change" if turn > 1 && mcp > 0 => {
+            let text = tools[0]["description"].as_str().unwrap_or_default();
+            tools[0]["description"] = json!(format!("{text} (version 2)"));
+        }
+        _ => {}
+    }
+}
+
+/// A tool of an MCP server: its qualified name says so.
+pub fn is_mcp(tool: &Value) -> bool {
+    tool["name"]
+        .as_str()
+        .is_some_and(|name| name.starts_with("mcp__"))
+}
