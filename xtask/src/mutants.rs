@@ -53,6 +53,7 @@ fn extra_tests(number: u32) -> &'static [&'static str] {
         16 => &["long_work"],
         17 => &["tasks"],
         18 => &["skills_server"],
+        20 => &["prompt_cache"],
         _ => &[],
     }
 }
