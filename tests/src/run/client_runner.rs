@@ -178,11 +178,13 @@ fn play(
     let replay = target::build_bin("wire-tests", "replay-server")?;
     let dir = ReportDir::create(transcript)?;
     let places = Places::create(&dir.0)?;
+    places.fill(transcript)?;
     let args: Vec<String> = transcript
         .args
         .iter()
         .map(|arg| expand_replay(arg, &replay, &transcript.path))
         .map(|arg| arg.replace("{workdir}", &places.workdir))
+        .map(|arg| arg.replace("{home}", &places.home))
         .collect();
     let mut env = vec![
         (
@@ -519,10 +521,14 @@ impl Drop for ReportDir {
 
 // ANCHOR: places
 /// The folders of one run that hooks see: a fresh working folder, the
-/// host's TMPDIR, and the log the fixture hooks write.
+/// host's TMPDIR, its HOME, and the log the fixture hooks write.
 struct Places {
     workdir: String,
     tmp: String,
+    /// A fresh, empty HOME unless `# home:` fills it, so that no file of
+    /// the machine's own user (a `~/.claude/CLAUDE.md`, chapter 21) reaches
+    /// the frames.
+    home: String,
     log: PathBuf,
 }
 
@@ -538,8 +544,21 @@ impl Places {
         Ok(Places {
             workdir: make("work")?,
             tmp: make("tmp")?,
+            home: make("home")?,
             log: dir.join("hooks.log"),
         })
+    }
+
+    /// Copies the transcript's `# workdir:` and `# home:` fixtures into the
+    /// run's fresh folders.
+    fn fill(&self, transcript: &Transcript) -> Result<(), String> {
+        let fixtures = [(&transcript.workdir, &self.workdir), (&transcript.home, &self.home)];
+        for (fixture, folder) in fixtures {
+            let Some(fixture) = fixture else { continue };
+            runner::copy_folder(&crate::course::root().join(fixture), Path::new(folder))
+                .map_err(|err| format!("{}: cannot copy {fixture}: {err}", transcript.name))?;
+        }
+        Ok(())
     }
 
     fn env(&self) -> Vec<(String, String)> {
@@ -548,6 +567,11 @@ impl Places {
             ("WIRE_HOOK_LOG".into(), self.log.display().to_string()),
             ("WIRE_HOOKS".into(), hooks.display().to_string()),
             ("TMPDIR".into(), self.tmp.clone()),
+            ("HOME".into(), self.home.clone()),
+            // Chapter 21's managed policy folder (the course's switch): an
+            // empty one, unless the transcript's `# env:` names another, so
+            // that no machine's /etc/claude-code/CLAUDE.md reaches the frames.
+            ("WIRE_MANAGED_DIR".into(), format!("{}/managed", self.home)),
         ]
     }
 
@@ -556,6 +580,7 @@ impl Places {
         let hooks = crate::course::root().join("tests/fixtures/hooks");
         text.replace(&self.workdir, "{workdir}")
             .replace(&self.tmp, "{tmp}")
+            .replace(&self.home, "{home}")
             .replace(&hooks.display().to_string(), "$WIRE_HOOKS")
     }
 }

@@ -123,7 +123,7 @@ impl Drop for Workdir {
 }
 
 /// Copies folders and plain files; a fixture holds nothing else.
-fn copy_folder(from: &Path, to: &Path) -> std::io::Result<()> {
+pub fn copy_folder(from: &Path, to: &Path) -> std::io::Result<()> {
     std::fs::create_dir_all(to)?;
     for entry in std::fs::read_dir(from)? {
         let entry = entry?;

@@ -10,7 +10,9 @@
 //! # pipelined: yes                          send all client frames at once (default: lockstep)
 //! # bless: lockstep                         bless from one lockstep run (see `runner::bless`)
 //! # workdir: tests/fixtures/DIR             a fresh copy of DIR for each run; `{workdir}`
-//!                                           in `# args:` names it (a state folder to edit)
+//!                                           in `# args:` names it (a state folder to edit;
+//!                                           a host's working folder, with its memory files)
+//! # home: tests/fixtures/DIR                (host) copied into the run's fresh HOME, `{home}`
 //! # state: removed                          (HTTP) --state a folder removed once the server listens
 //! -> {"jsonrpc":"2.0","id":1,"method":"ping"}    client to server: the text, then "\n"
 //! <- {"jsonrpc":"2.0","id":1,"result":{}}        server to client
@@ -72,8 +74,8 @@
 //! <~ {"exit":2,"stdout":"","stderr":"..."}      its exit status, stdout, stderr
 //! ```
 //!
-//! `{workdir}`, `{tmp}` (the host's TMPDIR) and `$WIRE_HOOKS` (the fixtures'
-//! folder) stand for paths that change from run to run, in hook lines and
+//! `{workdir}`, `{tmp}` (the host's TMPDIR), `{home}` (its HOME, a fresh
+//! folder too) and `$WIRE_HOOKS` (the fixtures' folder) stand for paths that change from run to run, in hook lines and
 //! in `|` lines. A hook killed at its timeout leaves a `~>` and no `<~`.
 //!
 //! A `# recorded:` channel must be what the real server answers: a test
@@ -237,10 +239,14 @@ pub struct Transcript {
     /// next write fails on the server's side: the one way a transcript can
     /// make a server's own fault happen.
     pub state_removed: bool,
-    /// `# workdir: FIXTURE` (the server runner): each run gets a fresh copy
-    /// of this folder, named by `{workdir}` in `# args:`, so a scenario can
-    /// start from files the server then changes (a stale index).
+    /// `# workdir: FIXTURE`: each run gets a fresh copy of this folder,
+    /// named by `{workdir}` in `# args:`, so a scenario can start from files
+    /// the server then changes (a stale index), or a host from a project's
+    /// files (its CLAUDE.md, chapter 21).
     pub workdir: Option<String>,
+    /// `# home: FIXTURE` (a host): copied into the run's HOME, which is
+    /// otherwise a fresh, empty folder (`{home}`).
+    pub home: Option<String>,
     pub frames: Vec<Frame>,
 }
 
@@ -299,6 +305,7 @@ impl Transcript {
             recorded: Vec::new(),
             state_removed: false,
             workdir: None,
+            home: None,
             frames: Vec::new(),
         };
         let mut section: Option<String> = None;
@@ -375,6 +382,7 @@ impl Transcript {
             "stderr" => self.stderr.push(value.to_string()),
             "tool" => self.tool = Some(value.to_string()),
             "workdir" => self.workdir = Some(value.to_string()),
+            "home" => self.home = Some(value.to_string()),
             "state" => {
                 self.state_removed = match value {
                     "removed" => true,
