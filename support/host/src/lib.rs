@@ -44,6 +44,9 @@ pub mod hooks;
 pub mod host;
 /// Chapter 9: the parallel join of subagents.
 pub mod join;
+/// A memory file's comments and `@path` imports (not generated: format
+/// plumbing of chapter 21's memory).
+pub mod markdown;
 /// Chapter 10: a hook group's matcher.
 pub mod matcher;
 /// The Messages API's content blocks as types, for chapter 7 on (not
@@ -54,6 +57,9 @@ pub mod model;
 /// Protective code of chapter 10's Bash tool and hooks, no chapter's lesson:
 /// commands with a deadline, a process group and bounded output.
 pub mod process;
+/// Chapter 20: the cache breakpoints, and the usage read back (for chapter
+/// 21 on).
+pub mod prompt_cache;
 /// Chapter 15's servers on their links, and their catalogue (not
 /// generated: bookkeeping, chapter 6's host again).
 pub mod remote;

@@ -37,6 +37,22 @@ impl Server {
         }
         params
     }
+
+    /// Whether its `server/discover` named the extension `name` among its
+    /// capabilities (2026-07-28; a 2025-era server declares none here).
+    pub fn declares(&self, name: &str) -> bool {
+        let capabilities = self.link.discovered().unwrap_or_default();
+        capabilities["extensions"][name].is_object()
+    }
+
+    /// The text of the resource `uri` (`resources/read`, its first content).
+    pub async fn read_text(&self, uri: &str) -> Result<String, String> {
+        let params = self.params(json!({ "uri": uri }));
+        let result = self.link.request("resources/read", Some(params)).await?;
+        let text = result["contents"][0]["text"].as_str();
+        text.map(str::to_string)
+            .ok_or(format!("{uri}: server {} sent no text", self.name))
+    }
 }
 
 /// Every server, and one catalogue of their tools.
@@ -305,4 +321,27 @@ pub async fn list_tools(link: &Link, meta: Option<&Value>) -> Result<Vec<Value>,
         };
     }
     Err(format!("tools/list: still more pages after {MAX_PAGES}"))
+}
+
+/// Every page of `skills/list` (the skills extension, chapter 21): the
+/// entries, as the server wrote them. 2026-07-28 only, so each request
+/// carries the server's `_meta`.
+pub async fn list_skills(server: &Server) -> Result<Vec<Value>, String> {
+    let mut entries = Vec::new();
+    let mut params = server.params(json!({}));
+    for _ in 0..MAX_PAGES {
+        let page = server
+            .link
+            .request("skills/list", Some(params.clone()))
+            .await?;
+        let Some(skills) = page["skills"].as_array() else {
+            return Err("skills/list: the result has no skills list".into());
+        };
+        entries.extend(skills.iter().cloned());
+        match page["nextCursor"].as_str() {
+            Some(cursor) => params["cursor"] = json!(cursor),
+            None => return Ok(entries),
+        }
+    }
+    Err(format!("skills/list: still more pages after {MAX_PAGES}"))
 }

@@ -126,3 +126,28 @@ pub fn ask_user(program: &str, call: &str, reason: &str) -> Result<(), &'static 
         Err("the user said no")
     }
 }
+
+/// A path as a harness shows it to its model and in its trace (chapter
+/// 21's memory files): from the working folder when it lies inside or in a
+/// folder above it (`../CLAUDE.md`), from `~` when it lies in the home
+/// folder, else whole. So what the model reads does not depend on where the
+/// project was cloned.
+pub fn path(
+    path: &std::path::Path,
+    workdir: &std::path::Path,
+    home: Option<&std::path::Path>,
+) -> String {
+    if let Ok(inside) = path.strip_prefix(workdir) {
+        return inside.display().to_string();
+    }
+    if let Some(inside) = home.and_then(|home| path.strip_prefix(home).ok()) {
+        return format!("~/{}", inside.display());
+    }
+    let above = workdir.ancestors().skip(1).enumerate();
+    for (up, folder) in above.filter(|(_, folder)| folder.parent().is_some()) {
+        if let Ok(inside) = path.strip_prefix(folder) {
+            return format!("{}{}", "../".repeat(up + 1), inside.display());
+        }
+    }
+    path.display().to_string()
+}

@@ -338,6 +338,12 @@ impl Link {
         }
     }
 
+    /// 2026-07-28: the capabilities `server/discover` named (chapter 21
+    /// reads the extensions there); `None` for a 2025-era server.
+    pub fn discovered(&self) -> Option<Value> {
+        self.discovered.lock().unwrap().clone()
+    }
+
     /// Whether this link is Streamable HTTP.
     pub fn is_http(&self) -> bool {
         matches!(self.kind, Kind::Http(_))

@@ -19,6 +19,22 @@ pub enum Yaml {
     Map(Vec<(String, Yaml)>),
 }
 
+impl Yaml {
+    /// The value as JSON: text a string, a list an array, a mapping an
+    /// object with the same fields (chapter 18's server writes a skill's
+    /// frontmatter so, and chapter 21's host compares it so).
+    pub fn to_json(&self) -> serde_json::Value {
+        match self {
+            Yaml::Text(text) => text.clone().into(),
+            Yaml::List(items) => items.iter().map(Yaml::to_json).collect(),
+            Yaml::Map(fields) => (fields.iter())
+                .map(|(key, value)| (key.clone(), value.to_json()))
+                .collect::<serde_json::Map<_, _>>()
+                .into(),
+        }
+    }
+}
+
 /// Parses one YAML document; `None` when it holds no value at all.
 pub fn parse_yaml(source: &str) -> Result<Option<Yaml>, String> {
     let chars: Vec<char> = source.chars().collect();
