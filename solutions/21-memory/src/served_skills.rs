@@ -1,0 +1,211 @@
+//! Skills a server serves: the skills extension of 2026-07-28
+//! (`io.modelcontextprotocol/skills`, SEP-2640), chapter 18's server seen
+//! from the host. A server that declares it lists its skills with
+//! `skills/list`: for each, the URI of its SKILL.md, its frontmatter, and
+//! a manifest of its files with their sizes and sha256 digests. The names
+//! and descriptions join the catalogue; nothing else is read until the
+//! model activates a skill. Then every file read is checked against the
+//! listing, and content that fails is never used: the listing is what the
+//! harness offered the model, the file is whatever the server sends now.
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+use std::sync::{Mutex, OnceLock};
+
+use serde::Deserialize;
+use serde_json::{Map, Value};
+use sha2::{Digest, Sha256};
+use wire_host::frontmatter;
+use wire_host::remote::{self, Servers};
+use wire_host::xml::escape;
+
+use crate::PROGRAM;
+use crate::skill_tools;
+use crate::skills::Skill;
+
+/// The extension's name, in `server/discover`'s capabilities.
+pub const EXTENSION: &str = "io.modelcontextprotocol/skills";
+
+/// One skill as `skills/list` gives it, and the server that lists it.
+#[derive(Clone, Debug, Deserialize)]
+pub struct Served {
+    #[serde(skip)]
+    pub server: String,
+    /// The URI of its SKILL.md: the skill's folder is what comes before
+    /// the last `/`.
+    pub uri: String,
+    pub frontmatter: Map<String, Value>,
+    /// Every file of the skill, SKILL.md among them.
+    #[serde(default)]
+    pub resources: Vec<Listed>,
+}
+
+/// One file of a skill's manifest: its URI, `sha256:` and 64 hexadecimal
+/// digits, and its length in bytes.
+#[derive(Clone, Debug, Deserialize)]
+pub struct Listed {
+    pub uri: String,
+    pub digest: String,
+    pub size: u64,
+}
+
+impl Served {
+    pub fn name(&self) -> &str {
+        self.frontmatter["name"].as_str().unwrap_or_default()
+    }
+
+    fn folder(&self) -> &str {
+        let (folder, _) = self.uri.rsplit_once('/').unwrap_or((&self.uri, ""));
+        folder
+    }
+}
+
+/// The served skills, listed once before the first turn; and the names of
+/// those whose SKILL.md passed its checks, the only ones whose other files
+/// may be read.
+static SERVED: OnceLock<Vec<Served>> = OnceLock::new();
+static LOADED: Mutex<BTreeSet<String>> = Mutex::new(BTreeSet::new());
+
+/// Lists the skills of every server that declares the extension, and
+/// returns them as the catalogue shows them (a name, a description, the
+/// folder's URI; nothing read). A failed listing is named on stderr; a
+/// name a local skill or an earlier server already has is left out.
+pub async fn list(host: &Servers, local: &[Skill]) -> Vec<Skill> {
+    let mut names: BTreeSet<String> = local.iter().map(|skill| skill.name.clone()).collect();
+    let mut served = Vec::new();
+    let declaring = host
+        .servers
+        .iter()
+        .filter(|server| server.declares(EXTENSION));
+    for server in declaring {
+        let entries = remote::list_skills(server).await.and_then(|entries| {
+            Vec::<Served>::deserialize(Value::Array(entries)).map_err(|err| err.to_string())
+        });
+        let entries = entries.unwrap_or_else(|err| {
+            eprintln!("{PROGRAM}: server {}: skills/list: {err}", server.name);
+            Vec::new()
+        });
+        for mut skill in entries {
+            skill.server = server.name.clone();
+            match names.insert(skill.name().to_string()) {
+                true => served.push(skill),
+                false => eprintln!("{PROGRAM}: not offering {}: that name is taken", skill.uri),
+            }
+        }
+    }
+    let skills = served.iter().map(|skill| Skill {
+        name: skill.name().to_string(),
+        description: skill.frontmatter["description"]
+            .as_str()
+            .unwrap_or("")
+            .into(),
+        dir: PathBuf::from(skill.folder()),
+        root: PathBuf::new(),
+        body: String::new(),
+    });
+    let skills = skills.collect();
+    let _ = SERVED.set(served);
+    skills
+}
+
+/// The served skill a `Skill` or `read_skill_file` call names, if a
+/// server serves it.
+pub fn find(tool: &str, input: &Value) -> Option<&'static Served> {
+    let name = input["skill"].as_str()?;
+    let skill_tool = [skill_tools::SKILL, skill_tools::READ_SKILL_FILE].contains(&tool);
+    let mut served = SERVED.get()?.iter().filter(|_| skill_tool);
+    served.find(|served| served.name() == name)
+}
+
+/// Tier 2: SKILL.md read and checked, then the skill's instructions and
+/// the list of its other files, none of them read.
+pub async fn activate(host: &Servers, skill: &Served) -> Result<String, String> {
+    let (name, folder) = (skill.name(), skill.folder());
+    let text = read(host, skill, &skill.uri).await?;
+    let body = same_frontmatter(skill, &text)
+        .map_err(|why| format!("skill {name}: {} {why}: not loaded", skill.uri))?;
+    LOADED.lock().unwrap().insert(name.to_string());
+    let mut text = format!("<skill_content name=\"{}\">\n{body}\n\n", escape(name));
+    text += &format!(
+        "Skill directory: {folder}\nRelative paths in this skill are relative to \
+        the skill directory; read its files with read_skill_file.\n<skill_resources>\n"
+    );
+    for file in skill.resources.iter().filter(|file| file.uri != skill.uri) {
+        let relative = file
+            .uri
+            .strip_prefix(&format!("{folder}/"))
+            .unwrap_or(&file.uri);
+        text += &format!("  <file>{}</file>\n", escape(relative));
+    }
+    Ok(text + "</skill_resources>\n</skill_content>")
+}
+
+/// Tier 3: one file of the skill's manifest, once the skill is loaded.
+pub async fn read_file(host: &Servers, skill: &Served, path: &str) -> Result<String, String> {
+    let name = skill.name();
+    if !LOADED.lock().unwrap().contains(name) {
+        return Err(format!(
+            "skill {name} is not loaded: call Skill with it first (a skill whose \
+             SKILL.md failed its checks is never loaded)"
+        ));
+    }
+    read(host, skill, &format!("{}/{path}", skill.folder())).await
+}
+
+/// One file of the manifest, from its server, checked against the
+/// manifest; a file the manifest does not list is not asked for.
+async fn read(host: &Servers, skill: &Served, uri: &str) -> Result<String, String> {
+    let name = skill.name();
+    let listed = (skill.resources.iter()).find(|file| file.uri == uri);
+    let listed = listed.ok_or(format!("skill {name} lists no file {uri}"))?;
+    let server = host
+        .servers
+        .iter()
+        .find(|server| server.name == skill.server);
+    let text = server.ok_or("its server is gone")?.read_text(uri).await?;
+    verify(listed, text.as_bytes())
+        .map_err(|why| format!("skill {name}: {uri} {why}: not loaded"))?;
+    Ok(text)
+}
+
+// ANCHOR: verify
+/// Checks a file's bytes against its manifest entry: first its length,
+/// then its sha256 digest, written `sha256:` and lowercase hex.
+pub fn verify(listed: &Listed, bytes: &[u8]) -> Result<(), String> {
+    // GAP(ch21/verify): refuse bytes whose length is not listed.size
+    // ("is N bytes, the listing says M"), then bytes whose digest,
+    // format!("sha256:{:x}", Sha256::digest(bytes)), is not listed.digest
+    // ("does not match its digest").
+    // starter: let _ = (listed, bytes, Sha256::digest(b""));
+    // starter: Ok(())
+    if bytes.len() as u64 != listed.size {
+        let size = listed.size;
+        return Err(format!("is {} bytes, the listing says {size}", bytes.len()));
+    }
+    let digest = format!("sha256:{:x}", Sha256::digest(bytes));
+    if digest != listed.digest {
+        return Err("does not match its digest".to_string());
+    }
+    Ok(())
+    // END(ch21/verify)
+}
+// ANCHOR_END: verify
+
+// ANCHOR: same_frontmatter
+/// SKILL.md's frontmatter, read as chapter 8 reads it, must say exactly
+/// what the listing said, field by field: the body, or what differs.
+pub fn same_frontmatter(skill: &Served, text: &str) -> Result<String, String> {
+    let (fields, body) = frontmatter::split(text, "SKILL.md")?;
+    let read: Map<String, Value> = (fields.iter())
+        .map(|(key, value)| (key.clone(), value.to_json()))
+        .collect();
+    let keys: BTreeSet<&String> = read.keys().chain(skill.frontmatter.keys()).collect();
+    match keys
+        .into_iter()
+        .find(|key| read.get(*key) != skill.frontmatter.get(*key))
+    {
+        Some(key) => Err(format!("says {key} differently from its listing")),
+        None => Ok(body),
+    }
+}
+// ANCHOR_END: same_frontmatter
