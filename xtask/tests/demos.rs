@@ -141,6 +141,19 @@ const DEMOS: &[(&str, &[&str])] = &[
             "ch14-asking: terminated, bye",
         ],
     ),
+    // The layered prompt: the demo's project memory loads, import first
+    // (a learner's own ~/.claude/CLAUDE.md may add a line), and the served
+    // skill is read only when the model activates it, and checked.
+    (
+        "21",
+        &[
+            "memory: project docs/commits.md (1 line)",
+            "memory: project CLAUDE.md (4 lines)",
+            "memory: local CLAUDE.local.md (1 line)",
+            "tool Skill {\"skill\":\"git-workflow\"} -> ",
+            "ch18-skills-server: terminated, bye",
+        ],
+    ),
 ];
 
 /// The last line of every stdio server's tour.

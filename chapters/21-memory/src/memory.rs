@@ -185,6 +185,7 @@ pub fn load(workdir: &Path) {
     let _ = MEMORY.set(memory.unwrap_or_default());
 }
 
+// ANCHOR: opening
 /// The first user message of a conversation, the memory first: a text
 /// block of the reminder, then the message's own content.
 pub fn opening(mut message: Value) -> Value {
@@ -199,3 +200,4 @@ pub fn opening(mut message: Value) -> Value {
     message["content"] = [vec![first], rest].concat().into();
     message
 }
+// ANCHOR_END: opening

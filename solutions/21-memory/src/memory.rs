@@ -215,6 +215,7 @@ pub fn load(workdir: &Path) {
     let _ = MEMORY.set(memory.unwrap_or_default());
 }
 
+// ANCHOR: opening
 /// The first user message of a conversation, the memory first: a text
 /// block of the reminder, then the message's own content.
 pub fn opening(mut message: Value) -> Value {
@@ -229,3 +230,4 @@ pub fn opening(mut message: Value) -> Value {
     message["content"] = [vec![first], rest].concat().into();
     message
 }
+// ANCHOR_END: opening

@@ -117,6 +117,7 @@ pub fn find(tool: &str, input: &Value) -> Option<&'static Served> {
     served.find(|served| served.name() == name)
 }
 
+// ANCHOR: activate
 /// Tier 2: SKILL.md read and checked, then the skill's instructions and
 /// the list of its other files, none of them read.
 pub async fn activate(host: &Servers, skill: &Served) -> Result<String, String> {
@@ -151,7 +152,9 @@ pub async fn read_file(host: &Servers, skill: &Served, path: &str) -> Result<Str
     }
     read(host, skill, &format!("{}/{path}", skill.folder())).await
 }
+// ANCHOR_END: activate
 
+// ANCHOR: read
 /// One file of the manifest, from its server, checked against the
 /// manifest; a file the manifest does not list is not asked for.
 async fn read(host: &Servers, skill: &Served, uri: &str) -> Result<String, String> {
@@ -167,6 +170,7 @@ async fn read(host: &Servers, skill: &Served, uri: &str) -> Result<String, Strin
         .map_err(|why| format!("skill {name}: {uri} {why}: not loaded"))?;
     Ok(text)
 }
+// ANCHOR_END: read
 
 // ANCHOR: verify
 /// Checks a file's bytes against its manifest entry: first its length,

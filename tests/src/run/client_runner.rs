@@ -552,7 +552,10 @@ impl Places {
     /// Copies the transcript's `# workdir:` and `# home:` fixtures into the
     /// run's fresh folders.
     fn fill(&self, transcript: &Transcript) -> Result<(), String> {
-        let fixtures = [(&transcript.workdir, &self.workdir), (&transcript.home, &self.home)];
+        let fixtures = [
+            (&transcript.workdir, &self.workdir),
+            (&transcript.home, &self.home),
+        ];
         for (fixture, folder) in fixtures {
             let Some(fixture) = fixture else { continue };
             runner::copy_folder(&crate::course::root().join(fixture), Path::new(folder))

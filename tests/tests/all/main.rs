@@ -44,6 +44,8 @@ mod http_limits;
 mod lockstep;
 #[path = "../long_work.rs"]
 mod long_work;
+#[path = "../memory.rs"]
+mod memory;
 #[path = "../prompt_cache.rs"]
 mod prompt_cache;
 #[path = "../recordings.rs"]
