@@ -90,18 +90,23 @@ impl Usage {
 static SESSION: Mutex<(f64, u64)> = Mutex::new((0.0, 0));
 
 // ANCHOR: send
-/// Sends one request and reads its `usage`: one line says what the turn
-/// wrote, read and sent uncached, and its cost; the session's totals grow.
-/// The scripted model has no cache of its own: its replies leave `usage`
-/// to the run's stand-in (`wire_host::stub_cache`), which computes it
-/// from this request, as the API would.
+/// Sends one request and reads its `usage` (`account`).
 pub async fn send(
     harness: &Harness,
     key: &str,
     request: &Value,
     log: &mut Log,
 ) -> Result<Value, String> {
-    let mut reply = harness.model.send(key, request).await?;
+    let reply = harness.model.send(key, request).await?;
+    Ok(account(harness, request, reply, log))
+}
+
+/// Reads a reply's `usage`: one line says what the turn wrote, read and
+/// sent uncached, and its cost; the session's totals grow. The scripted
+/// model has no cache of its own: its replies leave `usage` to the run's
+/// stand-in (`wire_host::stub_cache`), which computes it from this
+/// request, as the API would.
+pub fn account(harness: &Harness, request: &Value, mut reply: Value, log: &mut Log) -> Value {
     if let Provider::Scripted { .. } = harness.model.provider {
         stub_cache::scripted().fill(request, &mut reply);
     }
@@ -119,7 +124,7 @@ pub async fn send(
     }
     let mut session = SESSION.lock().unwrap_or_else(|e| e.into_inner());
     *session = (session.0 + cost, session.1 + without);
-    Ok(reply)
+    reply
 }
 // ANCHOR_END: send
 
