@@ -154,6 +154,18 @@ const DEMOS: &[(&str, &[&str])] = &[
             "ch18-skills-server: terminated, bye",
         ],
     ),
+    // The long session: the scripted 529 is retried after a backoff, the
+    // session outgrows the demo's budget and is compacted, and the run
+    // ends with the model's answer.
+    (
+        "22",
+        &[
+            "the model API answered 529 overloaded_error: retry 1 of 10 (backoff, up to 0.5 s)",
+            "compacting: messages 2 to 5 of 7 into a summary",
+            "stop_reason end_turn",
+            "ch14-asking: terminated, bye",
+        ],
+    ),
 ];
 
 /// The last line of every stdio server's tour.

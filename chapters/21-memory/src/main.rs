@@ -55,7 +55,7 @@ async fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    skills.extend(served_skills::list(&host, &skills).await);
+    skills.extend(served_skills::list(PROGRAM, &host, &skills).await);
     let names: Vec<&str> = skills.iter().map(|skill| skill.name.as_str()).collect();
     let agent_names: Vec<&str> = agents.iter().map(|agent| agent.name.as_str()).collect();
     let catalogue = skills::catalogue(&skills);

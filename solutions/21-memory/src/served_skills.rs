@@ -19,7 +19,6 @@ use wire_host::frontmatter;
 use wire_host::remote::{self, Servers};
 use wire_host::xml::escape;
 
-use crate::PROGRAM;
 use crate::skill_tools;
 use crate::skills::Skill;
 
@@ -68,9 +67,10 @@ static LOADED: Mutex<BTreeSet<String>> = Mutex::new(BTreeSet::new());
 
 /// Lists the skills of every server that declares the extension, and
 /// returns them as the catalogue shows them (a name, a description, the
-/// folder's URI; nothing read). A failed listing is named on stderr; a
-/// name a local skill or an earlier server already has is left out.
-pub async fn list(host: &Servers, local: &[Skill]) -> Vec<Skill> {
+/// folder's URI; nothing read). A failed listing is named on stderr, after
+/// `program`; a name a local skill or an earlier server already has is
+/// left out.
+pub async fn list(program: &str, host: &Servers, local: &[Skill]) -> Vec<Skill> {
     let mut names: BTreeSet<String> = local.iter().map(|skill| skill.name.clone()).collect();
     let mut served = Vec::new();
     let declaring = host
@@ -82,14 +82,14 @@ pub async fn list(host: &Servers, local: &[Skill]) -> Vec<Skill> {
             Vec::<Served>::deserialize(Value::Array(entries)).map_err(|err| err.to_string())
         });
         let entries = entries.unwrap_or_else(|err| {
-            eprintln!("{PROGRAM}: server {}: skills/list: {err}", server.name);
+            eprintln!("{program}: server {}: skills/list: {err}", server.name);
             Vec::new()
         });
         for mut skill in entries {
             skill.server = server.name.clone();
             match names.insert(skill.name().to_string()) {
                 true => served.push(skill),
-                false => eprintln!("{PROGRAM}: not offering {}: that name is taken", skill.uri),
+                false => eprintln!("{program}: not offering {}: that name is taken", skill.uri),
             }
         }
     }

@@ -86,6 +86,13 @@ pub enum Event<'a> {
         params: &'a Value,
         response: &'a Value,
     },
+    /// Chapter 22: before the conversation is compacted; `trigger` is
+    /// `auto` (over the budget) or `manual` (asked for), and
+    /// `custom_instructions` what a manual compaction was told.
+    PreCompact {
+        trigger: &'a str,
+        custom_instructions: &'a str,
+    },
 }
 // ANCHOR_END: event
 
@@ -102,6 +109,7 @@ impl Event<'_> {
             Event::SubagentStop { .. } => "SubagentStop",
             Event::Elicitation { .. } => "Elicitation",
             Event::ElicitationResult { .. } => "ElicitationResult",
+            Event::PreCompact { .. } => "PreCompact",
         }
     }
 
@@ -118,6 +126,7 @@ impl Event<'_> {
             Event::Elicitation { server, .. } | Event::ElicitationResult { server, .. } => {
                 Some(server)
             }
+            Event::PreCompact { trigger, .. } => Some(trigger),
             Event::UserPromptSubmit { .. } | Event::Stop { .. } => None,
         }
     }
@@ -172,6 +181,10 @@ impl Event<'_> {
                 fields
             }
             Event::Elicitation { server, params } => elicitation_fields(server, params),
+            Event::PreCompact {
+                trigger,
+                custom_instructions,
+            } => json!({ "trigger": trigger, "custom_instructions": custom_instructions }),
             Event::ElicitationResult {
                 server,
                 params,

@@ -12,6 +12,10 @@ extern crate self as wire_host;
 /// Agent files as Claude Code reads them, for chapter 9 on (not generated:
 /// format plumbing, no chapter's lesson).
 pub mod agents;
+/// One Messages API request and its whole HTTP answer, status and
+/// headers with the body, for chapter 22's retries (not generated: HTTP
+/// plumbing).
+pub mod api;
 /// Chapter 15's answers to a server that asks: the terminal, an answers
 /// file, the roots, sampling's shapes (not generated: plumbing).
 pub mod ask;
@@ -49,6 +53,8 @@ pub mod join;
 pub mod markdown;
 /// Chapter 10: a hook group's matcher.
 pub mod matcher;
+/// Chapter 21: the memory files, read and put first (for chapter 22 on).
+pub mod memory;
 /// The Messages API's content blocks as types, for chapter 7 on (not
 /// generated: the wire's shape, not a lesson).
 pub mod messages;
@@ -70,6 +76,9 @@ pub mod resource_tool;
 pub mod retry;
 /// Chapter 15: a server's question answered (a form, the model, the roots).
 pub mod route;
+/// Chapter 21: the skills a server serves, checked when read (for chapter
+/// 22 on).
+pub mod served_skills;
 /// A hook chapter's session: its working folder and its own folder,
 /// removed at the end, and its hooks' settings read (not generated:
 /// plumbing, no chapter's lesson).

@@ -885,20 +885,24 @@ fn answer(mut stream: TcpStream, script: &Script) -> Result<(), String> {
         Ok(reply) => (None, reply),
         Err(problem) => (Some(problem), None),
     };
-    let (status, reply) = match (&problem, expected_reply) {
-        (None, Some(reply)) => (status_of(&reply.bytes), script.usage(&request, reply)),
+    let (reply, headers) = match (&problem, expected_reply) {
+        (None, Some(reply)) => with_headers(script.usage(&request, reply)),
         (None, None) => (
-            "500 Internal Server Error",
             b"{\"type\":\"error\",\"error\":{\"type\":\"api_error\",\"message\":\"the transcript has no <= reply here\"}}".to_vec(),
+            String::new(),
         ),
         (Some(problem), _) => {
             let error = serde_json::json!({"type": "error", "error": {"type": "invalid_request_error", "message": format!("wire-tests stub: {problem}")}});
-            ("400 Bad Request", error.to_string().into_bytes())
+            (error.to_string().into_bytes(), String::new())
         }
     };
+    // The status the API sends with this body (`wire_host::api`).
+    let body = serde_json::from_slice(&reply).unwrap_or_default();
+    let status = wire_host::api::status_of(&body);
     let reply = reply.strip_suffix(b"\n").unwrap_or(&reply);
     let head = format!(
-        "HTTP/1.1 {status}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+        "HTTP/1.1 {status} {}\r\ncontent-type: application/json\r\n{headers}content-length: {}\r\nconnection: close\r\n\r\n",
+        if status == 200 { "OK" } else { "Error" },
         reply.len()
     );
     let _ = stream
@@ -911,28 +915,27 @@ fn answer(mut stream: TcpStream, script: &Script) -> Result<(), String> {
     }
 }
 
-/// The HTTP status the Messages API sends with a reply: 200 for a message,
-/// and for an error body the status its documented error type goes with
-/// (the API's errors page), so a transcript's `<=` error is answered the
-/// way the real API answers it.
-fn status_of(reply: &[u8]) -> &'static str {
-    let body: serde_json::Value = serde_json::from_slice(reply).unwrap_or_default();
-    if body["type"] != "error" {
-        return "200 OK";
-    }
-    match body["error"]["type"].as_str().unwrap_or_default() {
-        "invalid_request_error" => "400 Bad Request",
-        "authentication_error" => "401 Unauthorized",
-        "billing_error" => "402 Payment Required",
-        "permission_error" => "403 Forbidden",
-        "not_found_error" => "404 Not Found",
-        "request_too_large" => "413 Payload Too Large",
-        "rate_limit_error" => "429 Too Many Requests",
-        "timeout_error" => "504 Gateway Timeout",
-        "overloaded_error" => "529 Overloaded",
-        _ => "500 Internal Server Error",
-    }
+/// A reply's headers, from the stub's marker `"{headers}": {"retry-after":
+/// "1"}` in an error reply (chapter 22): the body without the marker, and
+/// the header lines, each ending in CRLF.
+fn with_headers(reply: Vec<u8>) -> (Vec<u8>, String) {
+    let Ok(serde_json::Value::Object(mut body)) = serde_json::from_slice(&reply) else {
+        return (reply, String::new());
+    };
+    let Some(headers) = body.remove(HEADERS) else {
+        return (reply, String::new());
+    };
+    let lines = (headers.as_object().into_iter().flatten())
+        .map(|(name, value)| format!("{name}: {}\r\n", value.as_str().unwrap_or_default()))
+        .collect();
+    (
+        serde_json::Value::Object(body).to_string().into_bytes(),
+        lines,
+    )
 }
+
+/// The key of a `<=` reply that the stub sends as headers, not in the body.
+pub const HEADERS: &str = "{headers}";
 
 /// `[toolu_01]` for a subagent's context, nothing for the main one.
 fn context_label(context: &Option<String>) -> String {

@@ -25,11 +25,12 @@ pub struct Tool {
 }
 
 /// `jq`: chapter 10's hooks (`block-rm.sh` reads its input with it) and the
-/// recording wrapper every fixture hook of chapters 10 and 11 runs through.
+/// recording wrapper every fixture hook runs through (chapters 10 and 11,
+/// and the hook scenarios of 15 and 22).
 pub const JQ: Tool = Tool {
     name: "jq",
-    why: "chapter 10's hooks and the wrapper that records the hooks of chapters 10 and 11",
-    chapters: &[10, 11],
+    why: "chapter 10's hooks and the wrapper that records the hooks of chapters 10, 11, 15 and 22",
+    chapters: &[10, 11, 15, 22],
     probe: &["--version"],
     install: [
         ("Debian/Ubuntu", "sudo apt-get install jq"),

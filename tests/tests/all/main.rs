@@ -42,6 +42,8 @@ mod http;
 mod http_limits;
 #[path = "../lockstep.rs"]
 mod lockstep;
+#[path = "../long_session.rs"]
+mod long_session;
 #[path = "../long_work.rs"]
 mod long_work;
 #[path = "../memory.rs"]

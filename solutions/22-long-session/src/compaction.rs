@@ -1,0 +1,144 @@
+//! Compaction: a conversation grows by every turn, and every request
+//! carries all of it. Past a budget (`--context-budget TOKENS`, the
+//! course's option; Claude Code compacts near the end of the model's
+//! window), the harness asks the model for a summary of the older turns
+//! and goes on with less: the task, the summary, and the last turn, whose
+//! tool calls may still have their results to read. `PreCompact` hooks
+//! hear of it first (Claude Code's event), and may refuse: then the
+//! session goes on uncompacted, over its budget.
+
+use std::sync::OnceLock;
+
+use serde_json::{Value, json};
+use wire_host::messages::Reply;
+use wire_host::tokens;
+
+use crate::events::Event;
+use crate::harness::{Context, Harness, Log};
+use crate::retries;
+
+/// The hook events this harness fires: chapter 15's, and PreCompact.
+pub const EVENTS: &[&str] = &[
+    "SessionStart",
+    "UserPromptSubmit",
+    "PreToolUse",
+    "PostToolUse",
+    "Stop",
+    "SubagentStop",
+    "Elicitation",
+    "ElicitationResult",
+    "PreCompact",
+];
+/// The longest reply a summary may be.
+const SUMMARY_TOKENS: u32 = 1024;
+/// What the model is asked, with the older turns after it.
+const SUMMARIZE: &str = "Summarize the conversation below for the assistant that will continue \
+     it: what the user asked for, what was found and decided, which tool calls ran and what \
+     they returned, and what is left to do. Keep names, numbers and file paths exactly.";
+
+/// `--context-budget`: the most tokens one request may carry; none, no limit.
+static BUDGET: OnceLock<Option<usize>> = OnceLock::new();
+
+pub fn set_budget(tokens: Option<usize>) {
+    let _ = BUDGET.set(tokens);
+}
+
+/// The request's size as the harness counts it: chapter 7's count of its
+/// JSON (cl100k_base; Claude's own count differs).
+pub fn size(request: &Value) -> usize {
+    tokens::count(&request.to_string())
+}
+
+// ANCHOR: over_budget
+/// Whether `request` would carry more tokens than the budget allows.
+pub fn over_budget(request: &Value) -> bool {
+    let budget = BUDGET.get().copied().flatten();
+    // GAP(ch22/trigger): true when there is a budget and the request's
+    // size() is above it.
+    // starter: let _ = (budget, size(request));
+    // starter: false
+    budget.is_some_and(|budget| size(request) > budget)
+    // END(ch22/trigger)
+}
+// ANCHOR_END: over_budget
+
+// ANCHOR: cut
+/// Where the part that stays begins: the last assistant message, so that
+/// the model keeps what it did last, and every `tool_result` after it
+/// keeps its `tool_use`. What lies between the first message (the task)
+/// and that one is summarized; `None` when nothing lies there.
+pub fn cut(messages: &[Value]) -> Option<usize> {
+    // GAP(ch22/cut): the index of the last message whose "role" is
+    // "assistant", if it is 2 or more (the first message is the task,
+    // and at least one message must lie between).
+    // starter: let _ = messages;
+    // starter: None
+    let last = messages
+        .iter()
+        .rposition(|message| message["role"] == "assistant")?;
+    (last >= 2).then_some(last)
+    // END(ch22/cut)
+}
+// ANCHOR_END: cut
+
+// ANCHOR: compact
+/// Replaces the messages between the task and the last turn with the
+/// model's summary of them, added to the task's message; `false` when a
+/// `PreCompact` hook refused, and the conversation goes on uncompacted.
+pub async fn compact(
+    harness: &Harness,
+    context: &Context,
+    messages: &mut Vec<Value>,
+    log: &mut Log,
+) -> Result<bool, String> {
+    let over = "the conversation is over its --context-budget";
+    let at = cut(messages).ok_or(format!("{over}, and there is nothing to summarize"))?;
+    let event = Event::PreCompact {
+        trigger: "auto",
+        custom_instructions: "",
+    };
+    let (outcome, said) = harness.hooks.fire(&event, context.inside()).await;
+    said.into_iter().for_each(|line| log.say(line));
+    // A block skips it, as in Claude Code ahead of the model's limit (a
+    // PreCompact hook's `continue` is ignored there, and here).
+    if let Some(reason) = outcome.block {
+        log.say(format!(
+            "  not compacted: a PreCompact hook refused: {reason}"
+        ));
+        return Ok(false);
+    }
+    log.say(format!(
+        "  compacting: messages 2 to {at} of {} into a summary",
+        messages.len()
+    ));
+    let request = summary_request(&context.model, &messages[1..at]);
+    let body = retries::send(harness, &context.key, &request, log).await?;
+    let summary = Reply::read(&body)?.text();
+    let mut task = messages[0].clone();
+    task["content"] = match task["content"].take() {
+        Value::String(text) => json!([{ "type": "text", "text": text }]),
+        blocks => blocks,
+    };
+    let text = format!("<conversation-summary>\n{summary}\n</conversation-summary>");
+    if let Some(blocks) = task["content"].as_array_mut() {
+        blocks.push(json!({ "type": "text", "text": text }));
+    }
+    messages.splice(0..at, [task]);
+    Ok(true)
+}
+// ANCHOR_END: compact
+
+/// The request that asks for the summary: no tools, one user message with
+/// the instruction and the turns to summarize, each a line of JSON.
+fn summary_request(model: &str, turns: &[Value]) -> Value {
+    let lines: Vec<String> = turns.iter().map(Value::to_string).collect();
+    let text = format!(
+        "{SUMMARIZE}\n\n<conversation>\n{}\n</conversation>",
+        lines.join("\n")
+    );
+    json!({
+        "model": model,
+        "max_tokens": SUMMARY_TOKENS,
+        "messages": [{ "role": "user", "content": text }],
+    })
+}
