@@ -66,8 +66,8 @@ static SERVED: OnceLock<Vec<Served>> = OnceLock::new();
 static LOADED: Mutex<BTreeSet<String>> = Mutex::new(BTreeSet::new());
 
 /// Lists the skills of every server that declares the extension, and
-/// returns them as the catalogue shows them (a name, a description, the
-/// folder's URI; nothing read). A failed listing is named on stderr, after
+/// returns them as the catalogue shows them (a name, a description that
+/// names the server, the folder's URI; nothing read). A failed listing is named on stderr, after
 /// `program`; a name a local skill or an earlier server already has is
 /// left out.
 pub async fn list(program: &str, host: &Servers, local: &[Skill]) -> Vec<Skill> {
@@ -95,10 +95,11 @@ pub async fn list(program: &str, host: &Servers, local: &[Skill]) -> Vec<Skill> 
     }
     let skills = served.iter().map(|skill| Skill {
         name: skill.name().to_string(),
-        description: skill.frontmatter["description"]
-            .as_str()
-            .unwrap_or("")
-            .into(),
+        description: format!(
+            "{} (from MCP server {})",
+            skill.frontmatter["description"].as_str().unwrap_or(""),
+            skill.server
+        ),
         dir: PathBuf::from(skill.folder()),
         root: PathBuf::new(),
         body: String::new(),
@@ -128,8 +129,9 @@ pub async fn activate(host: &Servers, skill: &Served) -> Result<String, String> 
     LOADED.lock().unwrap().insert(name.to_string());
     let mut text = format!("<skill_content name=\"{}\">\n{body}\n\n", escape(name));
     text += &format!(
-        "Skill directory: {folder}\nRelative paths in this skill are relative to \
-        the skill directory; read its files with read_skill_file.\n<skill_resources>\n"
+        "Skill directory: {folder}, on MCP server {}\nRelative paths in this skill are relative \
+        to the skill directory; read its files with read_skill_file.\n<skill_resources>\n",
+        skill.server
     );
     for file in skill.resources.iter().filter(|file| file.uri != skill.uri) {
         let relative = file
