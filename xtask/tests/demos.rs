@@ -166,6 +166,17 @@ const DEMOS: &[(&str, &[&str])] = &[
             "ch14-asking: terminated, bye",
         ],
     ),
+    // Permission rules: the demo's deny rule stops the curl pipeline, its
+    // ask rule (with no terminal) the publication; the allowed calls run.
+    (
+        "23",
+        &[
+            "-> a deny rule refuses this call: it did not run",
+            "-> an ask rule asks about this call, and there was no terminal to ask on: it did not run",
+            r#"tool Bash {"command":"mkdir -p build"} -> exit status 0"#,
+            "ch14-asking: terminated, bye",
+        ],
+    ),
 ];
 
 /// The last line of every stdio server's tour.

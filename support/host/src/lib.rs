@@ -24,6 +24,9 @@ pub mod ask;
 pub mod bash;
 /// The command line's shared part (not generated: no chapter teaches it).
 pub mod cli;
+/// Chapter 22: a conversation compacted past its budget (for chapter 23
+/// on).
+pub mod compaction;
 /// Chapter 6: one MCP server on its pipes.
 pub mod connection;
 /// Chapter 15: a server's era, found by server/discover, else initialize.
@@ -72,6 +75,8 @@ pub mod remote;
 /// MCP resources as a tool the model can call, from chapter 9 on (not
 /// generated: a harness tool the chapter offers but does not teach).
 pub mod resource_tool;
+/// Chapter 22: model requests retried (for chapter 23 on).
+pub mod retries;
 /// Chapter 15: a tool call run through a server's questions.
 pub mod retry;
 /// Chapter 15: a server's question answered (a form, the model, the roots).
@@ -87,6 +92,9 @@ pub mod session;
 /// (not generated: format plumbing; chapter 10 hands it its matcher parser
 /// and its reading of exit codes).
 pub mod settings;
+/// A shell line split into commands, and Claude Code's read-only and
+/// file-editing commands (not generated: plumbing of chapter 23's rules).
+pub mod shell;
 /// What a harness prints before its first turn (not generated either).
 pub mod show;
 /// Chapter 8: the Skill and read_skill_file tools.

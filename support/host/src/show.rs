@@ -106,12 +106,18 @@ pub fn tool_names(tools: &[serde_json::Value]) -> String {
 /// stdout, which may be a pipe read by a program; with no terminal, nobody
 /// can say yes.
 pub fn ask_user(program: &str, call: &str, reason: &str) -> Result<(), &'static str> {
+    confirm(program, &format!("a hook asks: {reason}"), call)
+}
+
+/// Asks the user at the terminal whether `call` may run, after `why` (who
+/// asks and for what): as `ask_user`, for any asker (chapter 23's
+/// permission rules).
+pub fn confirm(program: &str, why: &str, call: &str) -> Result<(), &'static str> {
     use std::io::{IsTerminal, Write};
     if !std::io::stdin().is_terminal() {
         return Err("there was no terminal to ask on");
     }
-    let question =
-        format!("{program}: a hook asks: {reason}\n  {call}\nRun this tool call? [y/N] ");
+    let question = format!("{program}: {why}\n  {call}\nRun this tool call? [y/N] ");
     match std::fs::OpenOptions::new().write(true).open("/dev/tty") {
         Ok(mut terminal) => {
             let _ = terminal.write_all(question.as_bytes());

@@ -26,11 +26,11 @@ pub struct Tool {
 
 /// `jq`: chapter 10's hooks (`block-rm.sh` reads its input with it) and the
 /// recording wrapper every fixture hook runs through (chapters 10 and 11,
-/// and the hook scenarios of 15 and 22).
+/// and the hook scenarios of 15, 22 and 23).
 pub const JQ: Tool = Tool {
     name: "jq",
-    why: "chapter 10's hooks and the wrapper that records the hooks of chapters 10, 11, 15 and 22",
-    chapters: &[10, 11, 15, 22],
+    why: "chapter 10's hooks and the wrapper that records the hooks of chapters 10, 11, 15, 22 and 23",
+    chapters: &[10, 11, 15, 22, 23],
     probe: &["--version"],
     install: [
         ("Debian/Ubuntu", "sudo apt-get install jq"),

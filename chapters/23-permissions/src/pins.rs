@@ -1,0 +1,92 @@
+//! Pinned tool definitions: a rule such as `mcp__notes__search` approves a
+//! *name*, and a server can keep the name and change what the tool says
+//! it does: a new description the model will obey, new parameters (a
+//! rug pull). So the harness records a digest of each tool's definition
+//! the first time it sees it, as SSH records a host's key, and refuses a
+//! tool whose definition later differs, until the user removes its pin.
+//! `--pins FILE` keeps them between sessions (the course's option).
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Mutex;
+
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+use wire_host::host::Tool;
+
+/// The pins (qualified name → digest), the file they live in, and the
+/// tools refused for a changed definition.
+struct Pins {
+    digests: BTreeMap<String, String>,
+    file: Option<PathBuf>,
+    refused: Vec<String>,
+}
+static PINS: Mutex<Pins> = Mutex::new(Pins {
+    digests: BTreeMap::new(),
+    file: None,
+    refused: vec![],
+});
+
+/// Reads the pins file, when there is one (a missing or unreadable file is
+/// an empty one: it is written anew).
+pub fn load(file: Option<PathBuf>) -> Result<(), String> {
+    let text = file
+        .as_ref()
+        .and_then(|path| std::fs::read_to_string(path).ok());
+    let pins = match text.map(|text| serde_json::from_str(&text)) {
+        Some(read) => read.map_err(|err| format!("--pins: not a JSON object of digests: {err}"))?,
+        None => BTreeMap::new(),
+    };
+    *PINS.lock().unwrap() = Pins {
+        digests: pins,
+        file,
+        refused: vec![],
+    };
+    Ok(())
+}
+
+/// A definition's digest: its JSON, keys in order (so the digest does not
+/// depend on how the server ordered them).
+pub fn digest(definition: &Value) -> String {
+    format!("sha256:{:x}", Sha256::digest(definition.to_string()))
+}
+
+// ANCHOR: check
+/// Checks every tool the servers list against its pin: a tool seen the
+/// first time is pinned, a tool whose definition changed is refused from
+/// now on. Says what changed, and saves new pins.
+pub fn check(tools: &[Tool]) -> Vec<String> {
+    let mut said = Vec::new();
+    let mut guard = PINS.lock().unwrap();
+    let Pins {
+        digests: pins,
+        file,
+        refused,
+    } = &mut *guard;
+    for tool in tools {
+        let now = digest(&tool.definition);
+        // TODO(ch23/pin): no pin for tool.qualified: pin `now`. A pin that
+        // differs from `now`: push the name onto `refused` (once) and say
+        // "pins: {name} changed since it was approved: refused until its
+        // pin is removed".
+        let _ = (now, &pins, &refused, &mut said);
+        // END(ch23/pin)
+    }
+    if let Some(path) = file {
+        let text = serde_json::to_string_pretty(pins).unwrap_or_default() + "\n";
+        if let Err(err) = std::fs::write(&*path, text) {
+            said.push(format!("pins: cannot write {}: {err}", path.display()));
+        }
+    }
+    said
+}
+// ANCHOR_END: check
+
+/// Whether the tool `name` was refused for a changed definition.
+pub fn refused(name: &str) -> bool {
+    PINS.lock()
+        .unwrap()
+        .refused
+        .iter()
+        .any(|refused| refused == name)
+}
