@@ -45,11 +45,12 @@ usage: cargo xtask <command>     (NN: a chapter, written 3, 03 or ch03)
                                start chapter NN's server (with SERVER-ARGS, such as
                                --step 5); type frames, see both ways
   diff NN                      your chapters/NN crate against the solution, gap by gap
-  measure skills|agents|tools|cache [--mine | --bin PATH]
+  measure skills|agents|tools|cache|fences [--mine | --bin PATH]
                                the book's token tables: what skills cost an idle turn
                                (chapter 8's binary), what a delegation saves (chapter 9's),
                                what tool definitions cost a first request (chapter 19's),
-                               what the prompt cache saves and what breaks it (chapter 20's)
+                               what the prompt cache saves and what breaks it (chapter 20's),
+                               what three fences stop of a corpus of harms (chapter 24's)
   hint NN [GAP]                the next hint for a gap (the first one not written yet)
   starters [--check] [--force] regenerate chapters/ and support/ from the marked solutions; a file
                                you edited is left alone unless --force (backed up first)
@@ -126,7 +127,7 @@ fn chapter_arg(args: &[String]) -> Result<Chapter, String> {
     Chapter::find(name)
 }
 
-/// `measure skills|agents|tools|cache`: the book's measuring tool
+/// `measure skills|agents|tools|cache|fences`: the book's measuring tool
 /// (`tests/measure`, package `wire-measure`) driving chapter 8's binary
 /// (skills), chapter 9's (agents), chapter 19's (tools) or chapter 20's
 /// (cache): the reference solution's, or
@@ -138,9 +139,11 @@ fn measure(args: &[String]) -> Result<(), String> {
         Some("agents") => ("agents", "09"),
         Some("tools") => ("tools", "19"),
         Some("cache") => ("cache", "20"),
+        Some("fences") => ("fences", "24"),
         _ => {
             return Err(
-                "usage: cargo xtask measure skills|agents|tools|cache [--mine | --bin PATH]".into(),
+                "usage: cargo xtask measure skills|agents|tools|cache|fences [--mine | --bin PATH]"
+                    .into(),
             );
         }
     };

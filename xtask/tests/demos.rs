@@ -177,6 +177,16 @@ const DEMOS: &[(&str, &[&str])] = &[
             "ch14-asking: terminated, bye",
         ],
     ),
+    // The sandbox: the harness's own line says it holds, and the kernel
+    // refuses the write outside the working folder, not a rule or a hook.
+    (
+        "24",
+        &[
+            "sandbox: on (bubblewrap): writes to the working folder only; hidden: ~/.ssh; network: none",
+            "touch: cannot touch '../escaped': Read-only file system",
+            r#"tool Bash {"command":"mkdir -p build && touch build/ok && ls build"} -> ok"#,
+        ],
+    ),
 ];
 
 /// The last line of every stdio server's tour.

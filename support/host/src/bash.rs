@@ -1,6 +1,6 @@
 //! The `Bash` tool: a command run with `sh -c` in the working folder, so
 //! that chapter 10's fence has something to fence. No chapter teaches it:
-//! it is the thing the hooks guard (and chapter 17's sandbox will wrap).
+//! it is the thing the hooks guard (and chapter 24's sandbox wraps).
 //! Its output is bounded, its exit status reported, and at its timeout
 //! the command is killed with every process it started (its process
 //! group): that protective part is `process.rs`, shared with the hooks.
@@ -89,6 +89,13 @@ impl Finished {
 /// Runs one call. `Err` is a call that could not run or ran out of time,
 /// with what it wrote before it was killed.
 pub async fn run(input: &Value, workdir: &Path) -> Result<Finished, String> {
+    run_in(&[], input, workdir).await
+}
+
+/// Runs one call inside `wrapper`, a program and its arguments that take
+/// the command (`sh -c …`) after them: chapter 24's sandbox. Empty, the
+/// command runs as it is.
+pub async fn run_in(wrapper: &[String], input: &Value, workdir: &Path) -> Result<Finished, String> {
     let command = input["command"]
         .as_str()
         .filter(|c| !c.trim().is_empty())
@@ -97,7 +104,14 @@ pub async fn run(input: &Value, workdir: &Path) -> Result<Finished, String> {
         .as_u64()
         .unwrap_or(DEFAULT_TIMEOUT_MS)
         .min(MAX_TIMEOUT_MS);
-    let mut shell = Command::new("sh");
+    let mut shell = match wrapper.split_first() {
+        Some((program, args)) => {
+            let mut wrapped = Command::new(program);
+            wrapped.args(args).arg("sh");
+            wrapped
+        }
+        None => Command::new("sh"),
+    };
     shell
         .arg("-c")
         .arg(command)
@@ -107,7 +121,10 @@ pub async fn run(input: &Value, workdir: &Path) -> Result<Finished, String> {
         .stderr(Stdio::piped());
     let output = run_bounded(shell, None, Duration::from_millis(timeout_ms))
         .await
-        .map_err(|err| format!("cannot run sh: {err}"))?;
+        .map_err(|err| match wrapper.first() {
+            Some(program) => format!("cannot run {program}: {err}"),
+            None => format!("cannot run sh: {err}"),
+        })?;
     let text = output.text();
     let Some(status) = output.status else {
         return Err(format!(

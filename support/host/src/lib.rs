@@ -63,12 +63,21 @@ pub mod memory;
 pub mod messages;
 /// Chapter 7: the model, scripted or over HTTP.
 pub mod model;
+/// Chapter 23: the permission rules and modes (for chapter 24 on).
+pub mod permissions;
+/// Chapter 23: tool definitions pinned by their digests (for chapter 24
+/// on).
+pub mod pins;
 /// Protective code of chapter 10's Bash tool and hooks, no chapter's lesson:
 /// commands with a deadline, a process group and bounded output.
 pub mod process;
 /// Chapter 20: the cache breakpoints, and the usage read back (for chapter
 /// 21 on).
 pub mod prompt_cache;
+/// Chapter 24's way out of the sandbox: an HTTP proxy outside it that
+/// checks each host, and the bridge inside (not generated: plumbing).
+#[cfg(unix)]
+pub mod proxy;
 /// Chapter 15's servers on their links, and their catalogue (not
 /// generated: bookkeeping, chapter 6's host again).
 pub mod remote;

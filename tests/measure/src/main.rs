@@ -18,13 +18,18 @@
 //!   session as built and with each thing that breaks its cached prefix,
 //!   per turn: what the cache wrote, read and left uncached (see `cache.rs`).
 //!
-//! `cargo xtask measure skills|agents|tools|cache` runs it on the reference solution
+//! - `wire-measure --bin PATH fences`: chapter 24's binary, a corpus of
+//!   destructive and exfiltrating commands under a deny-list hook, an
+//!   allowlist hook and the sandbox (see `fences.rs`).
+//!
+//! `cargo xtask measure skills|agents|tools|cache|fences` runs it on the reference solution
 //! (or `--bin PATH`, a learner's build); the transcripts
 //! `tests/transcripts/ch08/measure.wire` and `ch09/measure.wire` pin its
 //! output, with the chapter's servers replayed.
 
 mod agents;
 mod cache;
+mod fences;
 mod run;
 mod serve;
 mod skills;
@@ -75,6 +80,9 @@ enum Table {
     /// One scripted session, as built and with each prefix breaker, per
     /// turn: written to the cache, read from it, uncached (chapter 20)
     Cache,
+    /// A corpus of destructive and exfiltrating commands under three
+    /// fences: a deny-list hook, an allowlist hook, the sandbox (chapter 24)
+    Fences,
     /// Serve COUNT made-up tools of PARAMS parameters over stdio (for tools)
     ServeTools { count: usize, params: usize },
 }
@@ -106,6 +114,7 @@ fn print_table(bin: Option<PathBuf>, table: Table) -> Result<(), String> {
         Table::Agents { servers } => agents::print_table(&bin, &servers),
         Table::Tools { servers } => tools::print_table(&bin, &servers),
         Table::Cache => cache::print_table(&bin),
+        Table::Fences => fences::print_table(&bin),
         Table::ServeTools { count, params } => serve::serve(count, params),
     }
 }

@@ -26,11 +26,11 @@ pub struct Tool {
 
 /// `jq`: chapter 10's hooks (`block-rm.sh` reads its input with it) and the
 /// recording wrapper every fixture hook runs through (chapters 10 and 11,
-/// and the hook scenarios of 15, 22 and 23).
+/// and the hook scenarios of 15, 22, 23 and 24).
 pub const JQ: Tool = Tool {
     name: "jq",
-    why: "chapter 10's hooks and the wrapper that records the hooks of chapters 10, 11, 15, 22 and 23",
-    chapters: &[10, 11, 15, 22, 23],
+    why: "chapter 10's hooks and the wrapper that records the hooks of chapters 10, 11, 15, 22, 23 and 24",
+    chapters: &[10, 11, 15, 22, 23, 24],
     probe: &["--version"],
     install: [
         ("Debian/Ubuntu", "sudo apt-get install jq"),
@@ -40,9 +40,55 @@ pub const JQ: Tool = Tool {
     ],
 };
 
+/// `bwrap` (bubblewrap): chapter 24's sandbox. Its probe runs a command
+/// in a sandbox of the kind the chapter builds, so a machine where
+/// unprivileged user namespaces are off counts as one without it.
+pub const BWRAP: Tool = Tool {
+    name: "bwrap",
+    why: "chapter 24's sandbox (and a kernel that lets it make user namespaces)",
+    chapters: &[24],
+    probe: &[
+        "--ro-bind",
+        "/",
+        "/",
+        "--dev",
+        "/dev",
+        "--unshare-net",
+        "--unshare-pid",
+        "--proc",
+        "/proc",
+        "--",
+        "true",
+    ],
+    install: [
+        ("Debian/Ubuntu", "sudo apt-get install bubblewrap"),
+        ("Fedora", "sudo dnf install bubblewrap"),
+        (
+            "macOS",
+            "none: macOS has no bubblewrap (Claude Code uses sandbox-exec there)",
+        ),
+        ("Windows", "none: run the chapter in WSL 2"),
+    ],
+};
+
+/// `curl`: what chapter 24's measure and its proxy test reach the
+/// network with, as a model's command would.
+pub const CURL: Tool = Tool {
+    name: "curl",
+    why: "chapter 24's measure of a fence and its proxy test",
+    chapters: &[24],
+    probe: &["--version"],
+    install: [
+        ("Debian/Ubuntu", "sudo apt-get install curl"),
+        ("Fedora", "sudo dnf install curl"),
+        ("macOS", "none: macOS ships curl"),
+        ("Windows", "none: run the chapter in WSL 2"),
+    ],
+};
+
 /// Every program a chapter's scenarios need (the pty tests' `script` is
 /// checked where it is used, in tests/tests/hooks.rs).
-pub const ALL: [&Tool; 1] = [&JQ];
+pub const ALL: [&Tool; 3] = [&JQ, &BWRAP, &CURL];
 
 impl Tool {
     /// Whether the program starts and answers its probe.

@@ -52,6 +52,8 @@ mod memory;
 mod prompt_cache;
 #[path = "../recordings.rs"]
 mod recordings;
+#[path = "../sandbox.rs"]
+mod sandbox;
 #[path = "../scenarios.rs"]
 mod scenarios;
 #[path = "../skills.rs"]
