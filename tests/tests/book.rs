@@ -342,3 +342,139 @@ fn the_appendices_are_lettered_after_every_chapter() {
     }
     assert!(problems.is_empty(), "\n{}", problems.join("\n"));
 }
+
+/// The closing pages quote the course's own measurements. Each figure is a
+/// link titled with the transcript that measured it,
+/// `[+7450](19-tool-search-cost.md#what-definitions-cost "ch19/measure")`:
+/// the figure must be printed, as written, by that transcript's run (its
+/// stdout lines), and the page the link names must show that transcript.
+/// A measurement that changes then fails here until the page follows it.
+#[test]
+fn the_closing_pages_quote_figures_their_transcripts_print() {
+    let src = course::root().join("book/src");
+    let mut figures = 0;
+    let mut problems = Vec::new();
+    for page in CLOSING_PAGES {
+        let text = fs::read_to_string(src.join(page)).unwrap();
+        for figure in measured_figures(&text) {
+            figures += 1;
+            problems.extend(figure_problem(page, &figure, &|path| {
+                fs::read_to_string(course::root().join(path)).ok()
+            }));
+        }
+    }
+    assert!(
+        figures >= 20,
+        "only {figures} measured figures on the closing pages"
+    );
+    assert!(problems.is_empty(), "\n{}", problems.join("\n"));
+}
+
+#[test]
+fn a_figure_its_transcript_does_not_print_is_found() {
+    let wire = "| | + one tool of 1 parameter | +66 | +156 |\n| | stopped | 1 of 21 |\n";
+    let page = "{{#include generated/views/ch19/measure.md}}";
+    let read = |path: &str| match path {
+        "tests/transcripts/ch19/measure.wire" => Some(wire.to_string()),
+        "book/src/19-tool-search-cost.md" => Some(page.to_string()),
+        _ => None,
+    };
+    let text = "[+66](19-tool-search-cost.md#a \"ch19/measure\"), [+6](19-tool-search-cost.md \"ch19/measure\"), \
+                [1 of 21](08-skills-cost.md \"ch19/measure\"), [+156](19-tool-search-cost.md \"ch19/gone\")";
+    let found: Vec<Vec<String>> = measured_figures(text)
+        .iter()
+        .map(|figure| figure_problem("p.md", figure, &read))
+        .collect();
+    assert!(found[0].is_empty(), "{:?}", found[0]);
+    assert!(
+        found[1][0].contains("does not print `+6`"),
+        "{:?}",
+        found[1]
+    );
+    assert!(found[2][0].contains("does not show"), "{:?}", found[2]);
+    assert!(found[3][0].contains("no transcript"), "{:?}", found[3]);
+}
+
+/// The pages after the last chapter that quote measured figures.
+const CLOSING_PAGES: [&str; 3] = [
+    "choosing-and-operating.md",
+    "choosing-mcp.md",
+    "choosing-subagents.md",
+];
+
+/// A figure quoted on a page: its text, the page it links to, the
+/// transcript named in the link's title.
+struct Figure {
+    text: String,
+    page: String,
+    transcript: String,
+}
+
+/// Every link of the form `[text](page.md#anchor "chNN/name")`.
+fn measured_figures(text: &str) -> Vec<Figure> {
+    let mut figures = Vec::new();
+    let mut rest = text;
+    while let Some(at) = rest.find("](") {
+        let text = rest[..at].rsplit('[').next().unwrap_or("").to_string();
+        rest = &rest[at + 2..];
+        let Some(end) = rest.find(')') else { break };
+        let target = &rest[..end];
+        if let Some((link, title)) = target.split_once(" \"") {
+            let transcript = title.trim_end_matches('"');
+            if transcript.starts_with("ch") && transcript.contains('/') {
+                let page = link.split('#').next().unwrap_or(link).to_string();
+                let transcript = transcript.to_string();
+                figures.push(Figure {
+                    text,
+                    page,
+                    transcript,
+                });
+            }
+        }
+    }
+    figures
+}
+
+/// What is wrong with one figure, reading files through `read` (a path
+/// from the course's root).
+fn figure_problem(
+    page: &str,
+    figure: &Figure,
+    read: &dyn Fn(&str) -> Option<String>,
+) -> Vec<String> {
+    let name = &figure.transcript;
+    let Some(wire) = read(&format!("tests/transcripts/{name}.wire")) else {
+        return vec![format!(
+            "{page}: `{}` names {name}, but there is no transcript {name}",
+            figure.text
+        )];
+    };
+    let printed = wire.lines().filter_map(|line| line.strip_prefix('|'));
+    let mut problems = Vec::new();
+    if !printed
+        .clone()
+        .any(|line| printed_as_written(line, &figure.text))
+    {
+        problems.push(format!(
+            "{page}: {name} does not print `{}`: run `cargo xtask measure` again and quote what it prints",
+            figure.text
+        ));
+    }
+    let shown = read(&format!("book/src/{}", figure.page)).unwrap_or_default();
+    if !shown.contains(&format!("generated/views/{name}.md")) {
+        problems.push(format!(
+            "{page}: `{}` links to {}, which does not show {name}",
+            figure.text, figure.page
+        ));
+    }
+    problems
+}
+
+/// Whether `line` holds `figure` as a whole: not `66` inside `+1662`.
+fn printed_as_written(line: &str, figure: &str) -> bool {
+    let part_of_a_number = |c: Option<char>| c.is_some_and(|c| c.is_ascii_digit() || c == '.');
+    line.match_indices(figure).any(|(at, _)| {
+        !part_of_a_number(line[..at].chars().next_back())
+            && !part_of_a_number(line[at + figure.len()..].chars().next())
+    })
+}
