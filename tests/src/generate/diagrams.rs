@@ -69,6 +69,15 @@ pub fn diagram_path(chapter: &Chapter, scenario: &str) -> Option<PathBuf> {
         .then(|| diagrams_dir().join(format!("{}-{scenario}.svg", chapter.id())))
 }
 
+/// The transcript whose first model request is drawn as a bar of its
+/// layers: chapter 21's tour, where every layer is present.
+pub const LAYERS: (&str, &str) = ("ch21", "tour");
+
+/// Where the bar of the first request's layers is written.
+pub fn layers_path() -> PathBuf {
+    diagrams_dir().join(format!("{}-{}-layers.svg", LAYERS.0, LAYERS.1))
+}
+
 /// Where the introduction's picture of the parties is written.
 pub fn parts_path() -> PathBuf {
     diagrams_dir().join("host-client-server.svg")
@@ -90,6 +99,10 @@ pub fn files() -> Result<Vec<(PathBuf, String)>, String> {
         sources.push((chapter, transcript));
     }
     files.push((parts_path(), parts(&sources)));
+    let (id, scenario) = LAYERS;
+    let chapter = Chapter::find(id)?;
+    let (transcript, _) = load(&chapter, scenario)?;
+    files.push((layers_path(), layers(&transcript)?));
     Ok(files)
 }
 
@@ -875,10 +888,178 @@ pub fn parts(sources: &[(Chapter, Transcript)]) -> String {
     out
 }
 
+/// One layer of a request: what the bar calls it, and its tokens.
+struct Layer {
+    name: String,
+    tokens: usize,
+}
+
+/// The first request a harness sent the model in `transcript`, split into
+/// the layers a harness assembles: its own system prompt, the skills
+/// catalogue, the servers' tool definitions and its own, the memory, the question, and the
+/// JSON around them. Each layer is counted as it is sent (its JSON, so
+/// escapes count), with the tokenizer the harness's own `turn 1:` line
+/// uses; the drawing fails if the whole request is not the count that line
+/// printed, so the bar cannot drift from the run.
+fn request_layers(transcript: &Transcript) -> Result<(Vec<Layer>, usize), String> {
+    let name = &transcript.name;
+    let frame = (transcript.frames.iter())
+        .find(|frame| frame.direction == Direction::HostToModel)
+        .ok_or(format!("{name}: no request to the model"))?;
+    let text = String::from_utf8_lossy(&frame.bytes);
+    let request: Value = serde_json::from_str(text.trim_end())
+        .map_err(|err| format!("{name}: the first request is not JSON: {err}"))?;
+    let total = wire_host::tokens::count(&request.to_string());
+    let printed = format!(
+        "turn 1: sending 1 messages, {} bytes: {total} tokens",
+        request.to_string().len()
+    );
+    if !(transcript.frames.iter())
+        .any(|frame| String::from_utf8_lossy(&frame.bytes).contains(&printed))
+    {
+        return Err(format!(
+            "{name}: its run does not print `{printed}`: the bar would not be the run's"
+        ));
+    }
+    let json = |value: &Value| wire_host::tokens::count(&value.to_string());
+    let system = request
+        .pointer("/system/0/text")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    let (base, catalogue) = system.split_once("\n\n").unwrap_or((system, ""));
+    let blocks = request
+        .pointer("/messages/0/content")
+        .and_then(Value::as_array);
+    let block = |index: usize| {
+        let text = blocks.and_then(|blocks| blocks.get(index)?.get("text")?.as_str());
+        Value::from(text.unwrap_or(""))
+    };
+    // The servers' tools (`mcp__server__tool`), then the harness's own.
+    let tools = request
+        .get("tools")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let (served, own): (Vec<Value>, Vec<Value>) = (tools.into_iter()).partition(|tool| {
+        tool["name"]
+            .as_str()
+            .is_some_and(|name| name.starts_with("mcp__"))
+    });
+    let mut layers = vec![
+        Layer {
+            name: "the harness's system prompt".into(),
+            tokens: json(&Value::from(base)),
+        },
+        Layer {
+            name: "the skills catalogue".into(),
+            tokens: json(&Value::from(catalogue)),
+        },
+        Layer {
+            name: format!("{} tools the server defines", served.len()),
+            tokens: json(&Value::from(served.clone())),
+        },
+        Layer {
+            name: format!("{} tools of the harness's own", own.len()),
+            tokens: json(&Value::from(own.clone())),
+        },
+        Layer {
+            name: "the memory files".into(),
+            tokens: json(&block(0)),
+        },
+        Layer {
+            name: "the question".into(),
+            tokens: json(&block(1)),
+        },
+    ];
+    let counted: usize = layers.iter().map(|layer| layer.tokens).sum();
+    let rest = total
+        .checked_sub(counted)
+        .ok_or(format!("{name}: the layers count more than the request"))?;
+    layers.push(Layer {
+        name: "the JSON around them".into(),
+        tokens: rest,
+    });
+    Ok((layers, total))
+}
+
+/// The first model request of `transcript` as one bar, a segment per
+/// layer in the order the request carries them, and a key below.
+pub fn layers(transcript: &Transcript) -> Result<String, String> {
+    let (layers, total) = request_layers(transcript)?;
+    let fills = [
+        "#3b82f6", "#8b5cf6", "#f59e0b", "#eab308", "#10b981", "#ef4444", "#9ca3af",
+    ];
+    let (width, bar, key_row) = (760.0, 36.0, 20.0);
+    let height = TOP + bar + 20.0 + key_row * layers.len() as f64 + MARGIN;
+    let title = format!(
+        "{}/{}, the first request: {total} tokens (cl100k_base), by layer",
+        LAYERS.0, transcript.name
+    );
+    let mut out = String::new();
+    svg_open(&mut out, width, height, &title);
+    text(
+        &mut out,
+        MARGIN,
+        MARGIN + FONT,
+        "start",
+        " font-weight=\"bold\"",
+        &title,
+    );
+    let span = width - 2.0 * MARGIN;
+    let mut x = MARGIN;
+    for (layer, fill) in layers.iter().zip(fills) {
+        let w = span * layer.tokens as f64 / total as f64;
+        let _ = writeln!(
+            out,
+            "<rect x=\"{x:.1}\" y=\"{TOP:.1}\" width=\"{w:.1}\" height=\"{bar:.1}\" fill=\"{fill}\" stroke=\"none\"/>"
+        );
+        x += w;
+    }
+    for (row, (layer, fill)) in layers.iter().zip(fills).enumerate() {
+        let y = TOP + bar + 20.0 + key_row * row as f64;
+        let _ = writeln!(
+            out,
+            "<rect x=\"{MARGIN:.1}\" y=\"{:.1}\" width=\"12\" height=\"12\" fill=\"{fill}\" stroke=\"none\"/>",
+            y - 10.0
+        );
+        let share = 100.0 * layer.tokens as f64 / total as f64;
+        let line = format!("{:>5} tokens  {share:>4.1}%  {}", layer.tokens, layer.name);
+        text(
+            &mut out,
+            MARGIN + 20.0,
+            y,
+            "start",
+            " xml:space=\"preserve\"",
+            &line,
+        );
+    }
+    out.push_str("</svg>\n");
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::path::Path;
+
+    #[test]
+    fn the_layers_bar_refuses_a_run_that_printed_another_count() {
+        let chapter = Chapter::find(LAYERS.0).unwrap();
+        let (transcript, raw) = load(&chapter, LAYERS.1).unwrap();
+        let (layers, total) = request_layers(&transcript).unwrap();
+        assert_eq!(
+            layers.iter().map(|layer| layer.tokens).sum::<usize>(),
+            total
+        );
+        let other = raw.replace(
+            &format!(": {total} tokens"),
+            &format!(": {} tokens", total + 1),
+        );
+        assert_ne!(other, raw, "the run prints no `: {total} tokens`");
+        let changed = Transcript::parse(Path::new("x.wire"), &other).unwrap();
+        let problem = request_layers(&changed).err().unwrap();
+        assert!(problem.contains("does not print"), "{problem}");
+    }
 
     #[test]
     fn a_sequence_has_a_lane_per_party_and_an_arrow_per_step() {
