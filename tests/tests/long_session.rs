@@ -8,8 +8,8 @@
 use serde_json::Value;
 use wire_host::tokens;
 use wire_tests::course::Chapter;
-use wire_tests::run::client_runner::record;
-use wire_tests::run::target::Target;
+use wire_tests::run::client_runner::{check, record};
+use wire_tests::run::target::{Kind, Target};
 use wire_tests::run::transcript::Transcript;
 
 const BUDGET: usize = 1400;
@@ -51,4 +51,25 @@ fn no_request_is_over_the_budget() {
         3,
         "the task, then the last turn"
     );
+}
+
+/// The stretch `ch22/threshold` may lower the compaction threshold, never
+/// raise it. Its scenario pins a value that lowers it; here the tour, whose
+/// fourth request (over 1,400 tokens) is compacted, runs again with the
+/// variable at 150: a stretch that honoured it would put the threshold at
+/// 2,100 and send that request whole, and the tour's frames would differ.
+#[test]
+fn the_stretch_ignores_a_percentage_that_would_raise_the_threshold() {
+    let chapter = Chapter::find("22").unwrap();
+    let path = chapter.transcript_path("tour");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let raised = text.replacen(
+        "# runner: agent\n",
+        "# runner: agent\n# env: CLAUDE_AUTOCOMPACT_PCT_OVERRIDE=150\n",
+        1,
+    );
+    assert_ne!(raised, text, "the tour names its runner");
+    let transcript = Transcript::parse(&path, &raised).unwrap();
+    let stretch = Target::built(&chapter, Kind::Solution, true).unwrap();
+    check(&transcript, &stretch).unwrap_or_else(|problem| panic!("{problem}"));
 }

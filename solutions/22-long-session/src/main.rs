@@ -11,6 +11,8 @@ mod compaction;
 mod delegate;
 mod fence;
 mod retries;
+#[cfg(feature = "stretch")]
+mod threshold; // The stretch ch22/threshold.
 
 use std::process::ExitCode;
 
