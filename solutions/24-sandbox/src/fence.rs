@@ -76,6 +76,17 @@ pub async fn permitted(
             // Claude Code's autoAllowBashIfSandboxed: in the sandbox, Bash
             // needs no allow rule (deny and ask rules still hold).
             let sandboxed = call.name == bash::BASH && sandbox::enabled();
+            // STRETCH(ch24/excluded): an excluded command is not sandboxed,
+            // so it needs a rule like any other; a line says where it runs.
+            #[cfg(feature = "stretch")]
+            let sandboxed = sandboxed && {
+                let excluded = sandbox::excluded(call.input["command"].as_str().unwrap_or(""));
+                if excluded {
+                    lines.push("  outside the sandbox: excludedCommands covers it".into());
+                }
+                !excluded
+            };
+            // END(ch24/excluded)
             let hook_allows = sandboxed || matches!(hook, Some((Permission::Allow, _)));
             permissions::decide(call, read_only, hook_allows)
         }

@@ -29,6 +29,9 @@ pub struct Settings {
     pub bwrap_path: Option<String>,
     pub filesystem: Filesystem,
     pub network: Network,
+    /// The commands that run outside the sandbox (the stretch ch24/excluded).
+    #[cfg(feature = "stretch")]
+    pub excluded_commands: Vec<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -259,9 +262,45 @@ fn try_once(wrapper: &[String]) -> Result<(), String> {
     }
 }
 
+// STRETCH(ch24/excluded): `excluded(command)`: whether the sandbox is on
+// and some part of `command` (`wire_host::shell::subcommands`, without the
+// assignments before it; the whole line when it cannot be split) is
+// matched by an entry of excludedCommands, read as the pattern of a
+// `Bash(...)` rule (`wire_host::permissions::rule_matches`); an entry
+// written `Bash(...)` already is read as it is.
+/// Whether `command` runs outside the sandbox: Claude Code's
+/// `excludedCommands`, where "any part of a compound command" that matches
+/// takes the whole command out.
+#[cfg(feature = "stretch")]
+pub fn excluded(command: &str) -> bool {
+    use wire_host::{permissions, shell};
+    let Some((settings, _)) = SANDBOX.get().filter(|(settings, _)| settings.enabled) else {
+        return false;
+    };
+    let parts = shell::subcommands(command).unwrap_or_else(|| vec![command.to_string()]);
+    settings.excluded_commands.iter().any(|entry| {
+        let rule = match entry.starts_with("Bash(") {
+            true => entry.clone(),
+            false => format!("Bash({entry})"),
+        };
+        let part_matches = |part: &String| {
+            permissions::rule_matches(&rule, bash::BASH, shell::without_assignments(part))
+        };
+        parts.iter().any(part_matches)
+    })
+}
+// END(ch24/excluded)
+
 /// Runs one `Bash` call: in the sandbox when it is on; refused, with the
 /// reason, when it is on and cannot start.
 pub async fn run(input: &Value, session: &Session) -> Result<Finished, String> {
+    // STRETCH(ch24/excluded): an excluded command runs as if the sandbox
+    // were off.
+    #[cfg(feature = "stretch")]
+    if excluded(input["command"].as_str().unwrap_or("")) {
+        return bash::run(input, &session.workdir).await;
+    }
+    // END(ch24/excluded)
     match SANDBOX.get() {
         Some((settings, wrapper)) if settings.enabled => match wrapper {
             Ok(wrapper) => bash::run_in(wrapper, input, &session.workdir).await,
