@@ -896,11 +896,11 @@ struct Layer {
 
 /// The first request a harness sent the model in `transcript`, split into
 /// the layers a harness assembles: its own system prompt, the skills
-/// catalogue, the servers' tool definitions and its own, the memory, the question, and the
-/// JSON around them. Each layer is counted as it is sent (its JSON, so
-/// escapes count), with the tokenizer the harness's own `turn 1:` line
-/// uses; the drawing fails if the whole request is not the count that line
-/// printed, so the bar cannot drift from the run.
+/// catalogue, the servers' tool definitions and its own, the memory, the
+/// question, and the JSON around them. Each layer is counted as it is sent
+/// (its JSON, so escapes count), with the tokenizer the harness's own
+/// `turn 1:` line uses; the drawing fails if the whole request is not the
+/// count that line printed, so the bar cannot drift from the run.
 fn request_layers(transcript: &Transcript) -> Result<(Vec<Layer>, usize), String> {
     let name = &transcript.name;
     let frame = (transcript.frames.iter())
