@@ -1093,6 +1093,9 @@ fn caption(chapter: &Chapter, transcript: &Transcript, raw: &str) -> String {
                         | "pipelined"
                         | "bless"
                         | "workdir"
+                        | "home"
+                        | "unprivileged"
+                        | "state"
                 )
             )
         })

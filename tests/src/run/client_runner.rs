@@ -37,6 +37,7 @@ use std::time::Duration;
 use crate::run::runner::{self, Run};
 use crate::run::target::{self, Target};
 use crate::run::transcript::{Direction, Frame, Transcript};
+use crate::run::unprivileged;
 
 /// The API key the stub model expects, unless the transcript sets another.
 pub const TEST_API_KEY: &str = "wire-test-key";
@@ -233,14 +234,23 @@ fn play(
 
     // A `# tool:` transcript runs that tool, which drives the binary under
     // test; the played servers and model reach the binary through it.
-    let run = match &transcript.tool {
+    let (program, args) = match &transcript.tool {
         Some(package) => {
             let tool = target::build_bin(package, package)?;
             let mut tool_args = vec!["--bin".to_string(), target.path.display().to_string()];
             tool_args.extend(args);
-            runner::run(&tool, &tool_args, &env, Vec::new())
+            (tool, tool_args)
         }
-        None => runner::run(&target.path, &args, &env, Vec::new()),
+        None => (target.path.clone(), args),
+    };
+    let run = match unprivileged_words(transcript, &program, &dir.0)? {
+        Some(mut words) => {
+            let setpriv = PathBuf::from(words.remove(0));
+            words.push(program.display().to_string());
+            words.extend(args);
+            runner::run(&setpriv, &words, &env, Vec::new())
+        }
+        None => runner::run(&program, &args, &env, Vec::new()),
     };
     let model = stub.map(StubModel::finish);
     Ok(Played {
@@ -249,6 +259,25 @@ fn play(
         run: run?,
         model,
     })
+}
+
+/// For a `# unprivileged: yes` transcript run as root, the words that
+/// start `program` as user nobody, the run's folders (`dir`) given to it
+/// first; `None` to run it as it is.
+fn unprivileged_words(
+    transcript: &Transcript,
+    program: &Path,
+    dir: &Path,
+) -> Result<Option<Vec<String>>, String> {
+    if !transcript.unprivileged {
+        return Ok(None);
+    }
+    let words = unprivileged::prefix(program)?;
+    if words.is_empty() {
+        return Ok(None);
+    }
+    unprivileged::hand_over(dir)?;
+    Ok(Some(words))
 }
 
 /// What a host wrote, for `cargo xtask bless`: the frames it sent each

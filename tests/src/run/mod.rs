@@ -11,7 +11,9 @@
 //! - [`http_runner`] drives a server over HTTP (`# runner: http`);
 //! - [`capture`] binds an opaque value a server sends (`{state}`) for the
 //!   frames that send it back;
-//! - [`tools`] checks the programs outside Rust a chapter needs (`jq`).
+//! - [`tools`] checks the programs outside Rust a chapter needs (`jq`);
+//! - [`unprivileged`] runs a sandbox scenario as user nobody when the tests
+//!   run as root.
 //!
 //! [`check`] and [`check_stretch`] are what each generated `#[test]` of
 //! `tests/tests/scenarios.rs` calls (`tests/build.rs` writes them).
@@ -24,6 +26,7 @@ pub mod runner;
 pub mod target;
 pub mod tools;
 pub mod transcript;
+pub mod unprivileged;
 
 use crate::course;
 

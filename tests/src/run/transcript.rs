@@ -51,6 +51,7 @@
 //! #                                         a replay server for channel NAME
 //! # env: WIRE_TIMEOUT_MS=500                an environment variable (repeatable)
 //! # stderr: timed out                       text its stderr must contain (repeatable)
+//! # unprivileged: yes                       as root, run it as user nobody (the sandbox)
 //! # tool: wire-measure                      run this workspace binary instead, with
 //!                                           `--bin PATH` (the binary under test) first:
 //!                                           a tool that drives the binary (the book's
@@ -212,6 +213,9 @@ pub struct Transcript {
     /// `# pipelined: yes`: send every client frame at once instead of
     /// waiting for each reply (the runner's default, like a real client).
     pub pipelined: bool,
+    /// `# unprivileged: yes`: when the tests run as root, run the program
+    /// as user nobody (`unprivileged`): chapter 24's sandbox scenarios.
+    pub unprivileged: bool,
     /// `# bless: lockstep`: bless the server's frames from one run in
     /// lockstep, with the transcript's line counts, instead of replaying
     /// prefixes: for frames that depend on when the client sends (a cancel
@@ -294,6 +298,7 @@ impl Transcript {
             book: None,
             revision: None,
             pipelined: false,
+            unprivileged: false,
             bless_lockstep: false,
             args: Vec::new(),
             exit: 0,
@@ -352,6 +357,17 @@ impl Transcript {
                     "yes" => true,
                     "no" => false,
                     _ => return Err(format!("write `# pipelined: yes` or `no`, not {value:?}")),
+                }
+            }
+            "unprivileged" => {
+                self.unprivileged = match value {
+                    "yes" => true,
+                    "no" => false,
+                    _ => {
+                        return Err(format!(
+                            "write `# unprivileged: yes` or `no`, not {value:?}"
+                        ));
+                    }
                 }
             }
             "bless" => {
