@@ -12,8 +12,9 @@ use std::net::TcpListener;
 use std::sync::{Arc, Mutex};
 
 use serde_json::json;
-use wire_tests::course::Chapter;
-use wire_tests::run::{runner, target, tools};
+use wire_tests::course::{self, Chapter};
+use wire_tests::run::transcript::Transcript;
+use wire_tests::run::{runner, target, tools, unprivileged};
 
 #[test]
 fn the_proxy_lets_through_the_allowed_name_alone() {
@@ -76,7 +77,9 @@ fn the_proxy_lets_through_the_allowed_name_alone() {
     ]
     .map(String::from)
     .to_vec();
-    let run = runner::run(&binary, &args, &[], Vec::new()).unwrap();
+    // As root (CI), the harness runs as nobody: the sandbox's own path.
+    let (program, args) = unprivileged::command(&binary, args, &[&base]).unwrap();
+    let run = runner::run(&program, &args, &[], Vec::new()).unwrap();
     let (stdout, stderr) = (
         String::from_utf8_lossy(&run.stdout),
         String::from_utf8_lossy(&run.stderr),
@@ -106,4 +109,31 @@ fn the_proxy_lets_through_the_allowed_name_alone() {
         "{stderr}"
     );
     let _ = std::fs::remove_dir_all(&base);
+}
+
+/// Every scenario of chapter 24 that can start bubblewrap (its settings
+/// enable the sandbox, or it runs the measure of a fence) says
+/// `# unprivileged: yes`, so that under root it runs as nobody.
+#[test]
+fn every_scenario_that_starts_the_sandbox_runs_as_nobody_under_root() {
+    let chapter = Chapter::find("24").expect("the chapter exists");
+    let names = (chapter.scenarios().into_iter()).chain(chapter.stretch_scenarios());
+    let mut missing = Vec::new();
+    for name in names {
+        let transcript = Transcript::load(&chapter.transcript_path(&name)).unwrap();
+        let settings = (transcript.args.iter())
+            .skip_while(|arg| *arg != "--settings")
+            .nth(1)
+            .and_then(|file| std::fs::read_to_string(course::root().join(file)).ok());
+        let enabled = settings
+            .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
+            .is_some_and(|settings| settings["sandbox"]["enabled"] == true);
+        if (enabled || transcript.tool.is_some()) && !transcript.unprivileged {
+            missing.push(name);
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "add `# unprivileged: yes` to tests/transcripts/ch24/ {missing:?}"
+    );
 }

@@ -243,15 +243,12 @@ fn play(
         }
         None => (target.path.clone(), args),
     };
-    let run = match unprivileged_words(transcript, &program, &dir.0)? {
-        Some(mut words) => {
-            let setpriv = PathBuf::from(words.remove(0));
-            words.push(program.display().to_string());
-            words.extend(args);
-            runner::run(&setpriv, &words, &env, Vec::new())
-        }
-        None => runner::run(&program, &args, &env, Vec::new()),
+    // Chapter 24's sandbox scenarios: as root, the program runs as nobody.
+    let (program, args) = match transcript.unprivileged {
+        true => unprivileged::command(&program, args, &[&dir.0])?,
+        false => (program, args),
     };
+    let run = runner::run(&program, &args, &env, Vec::new());
     let model = stub.map(StubModel::finish);
     Ok(Played {
         dir,
@@ -259,25 +256,6 @@ fn play(
         run: run?,
         model,
     })
-}
-
-/// For a `# unprivileged: yes` transcript run as root, the words that
-/// start `program` as user nobody, the run's folders (`dir`) given to it
-/// first; `None` to run it as it is.
-fn unprivileged_words(
-    transcript: &Transcript,
-    program: &Path,
-    dir: &Path,
-) -> Result<Option<Vec<String>>, String> {
-    if !transcript.unprivileged {
-        return Ok(None);
-    }
-    let words = unprivileged::prefix(program)?;
-    if words.is_empty() {
-        return Ok(None);
-    }
-    unprivileged::hand_over(dir)?;
-    Ok(Some(words))
 }
 
 /// What a host wrote, for `cargo xtask bless`: the frames it sent each

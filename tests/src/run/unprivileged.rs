@@ -11,7 +11,7 @@
 //! root's, with a note; under `CI` that is an error that says what to fix.
 
 use std::os::unix::fs::MetadataExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::course;
@@ -77,4 +77,24 @@ pub fn hand_over(folder: &Path) -> Result<(), String> {
         hand_over(&entry.map_err(|err| err.to_string())?.path())?;
     }
     Ok(())
+}
+
+/// What to start for `program` with `args`: itself, or, when this process
+/// is root, setpriv starting it as nobody, `folders` given to nobody first.
+pub fn command(
+    program: &Path,
+    args: Vec<String>,
+    folders: &[&Path],
+) -> Result<(PathBuf, Vec<String>), String> {
+    let mut words = prefix(program)?;
+    if words.is_empty() {
+        return Ok((program.to_path_buf(), args));
+    }
+    for folder in folders {
+        hand_over(folder)?;
+    }
+    let setpriv = PathBuf::from(words.remove(0));
+    words.push(program.display().to_string());
+    words.extend(args);
+    Ok((setpriv, words))
 }
