@@ -352,35 +352,9 @@ impl Transcript {
             "book" => {
                 self.book.get_or_insert_with(|| value.to_string());
             }
-            "pipelined" => {
-                self.pipelined = match value {
-                    "yes" => true,
-                    "no" => false,
-                    _ => return Err(format!("write `# pipelined: yes` or `no`, not {value:?}")),
-                }
-            }
-            "unprivileged" => {
-                self.unprivileged = match value {
-                    "yes" => true,
-                    "no" => false,
-                    _ => {
-                        return Err(format!(
-                            "write `# unprivileged: yes` or `no`, not {value:?}"
-                        ));
-                    }
-                }
-            }
-            "bless" => {
-                self.bless_lockstep = match value {
-                    "lockstep" => true,
-                    "prefixes" => false,
-                    _ => {
-                        return Err(format!(
-                            "write `# bless: lockstep` or `prefixes`, not {value:?}"
-                        ));
-                    }
-                }
-            }
+            "pipelined" => self.pipelined = choice(key, value, ["yes", "no"])?,
+            "unprivileged" => self.unprivileged = choice(key, value, ["yes", "no"])?,
+            "bless" => self.bless_lockstep = choice(key, value, ["lockstep", "prefixes"])?,
             "revision" => self.revision = Some(value.to_string()),
             "args" => self.args = value.split_whitespace().map(str::to_string).collect(),
             "exit" => {
@@ -525,6 +499,17 @@ pub fn parse_bytes(tokens: &str) -> Result<Vec<u8>, String> {
         rest = rest.trim_start();
     }
     Ok(bytes)
+}
+
+/// A setting of two values, `[first, second]`: `true` for the first.
+fn choice(key: &str, value: &str, [first, second]: [&str; 2]) -> Result<bool, String> {
+    match value {
+        _ if value == first => Ok(true),
+        _ if value == second => Ok(false),
+        _ => Err(format!(
+            "write `# {key}: {first}` or `{second}`, not {value:?}"
+        )),
+    }
 }
 
 #[cfg(test)]
