@@ -7,13 +7,11 @@
 //! `rm`), an allowlist hook (`allowlist.sh`: one read-only program, no
 //! shell syntax) and the sandbox. Per spelling, whether each fence stopped
 //! it: the canary untouched and the listener unreached. The hooks run in
-//! bypassPermissions mode, so that the hook alone decides. As root (CI),
-//! the harness runs as user nobody under all three fences, so that the
-//! sandbox is measured on the unprivileged path a learner's machine takes.
+//! bypassPermissions mode, so that the hook alone decides.
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 use serde_json::json;
@@ -52,29 +50,24 @@ const CORPUS: [(&str, &str); 21] = [
 /// The ordinary work every fence should let through.
 const WORK: &str = "mkdir -p build && touch build/ok";
 
-/// The three fences: a name, and the hook script it runs (none: the
-/// sandbox).
-const FENCES: [(&str, Option<&str>); 3] = [
-    ("deny-list hook", Some("block-rm.sh")),
-    ("allowlist hook", Some("allowlist.sh")),
-    ("sandbox", None),
-];
-
-/// The settings file's JSON of a fence: its hook for Bash, or the sandbox.
-fn settings(hook: Option<&Path>) -> serde_json::Value {
-    match hook {
-        Some(script) => {
-            let handler = json!({ "type": "command", "command": script.display().to_string() });
-            json!({ "hooks": { "PreToolUse": [{ "matcher": "Bash", "hooks": [handler] }] } })
-        }
-        None => json!({ "sandbox": { "enabled": true } }),
-    }
+/// The three fences: a name, and the settings file's JSON.
+fn fences() -> [(&'static str, serde_json::Value); 3] {
+    let hook = |script: &str| {
+        let command = run::data(&format!("../fixtures/hooks/{script}"));
+        let handler = json!({ "type": "command", "command": command.display().to_string() });
+        json!({ "hooks": { "PreToolUse": [{ "matcher": "Bash", "hooks": [handler] }] } })
+    };
+    [
+        ("deny-list hook", hook("block-rm.sh")),
+        ("allowlist hook", hook("allowlist.sh")),
+        ("sandbox", json!({ "sandbox": { "enabled": true } })),
+    ]
 }
 
 pub fn print_table(bin: &Path) -> Result<(), String> {
     let mut outcomes = Vec::new();
-    for (name, hook) in FENCES {
-        outcomes.push((name, one_fence(bin, hook)?));
+    for (name, settings) in fences() {
+        outcomes.push((name, one_fence(bin, &settings)?));
     }
     println!("| spelling | deny-list hook | allowlist hook | sandbox |");
     println!("| --- | --- | --- | --- |");
@@ -110,36 +103,14 @@ pub fn print_table(bin: &Path) -> Result<(), String> {
     Ok(())
 }
 
-/// One run under one fence (`hook`: its script, none for the sandbox):
-/// for each spelling, whether it was stopped; last, whether the ordinary
-/// work was.
-fn one_fence(bin: &Path, hook: Option<&str>) -> Result<Vec<bool>, String> {
+/// One run under one fence: for each spelling, whether it was stopped;
+/// last, whether the ordinary work was.
+fn one_fence(bin: &Path, settings: &serde_json::Value) -> Result<Vec<bool>, String> {
     let base = std::env::temp_dir().join(format!("wire-fences-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&base);
-    let stopped = fence_in(&base, bin, hook);
-    let _ = std::fs::remove_dir_all(&base);
-    stopped
-}
-
-/// `one_fence`, in the folder `base`: the working folder, the canaries,
-/// the script and the settings.
-fn fence_in(base: &Path, bin: &Path, hook: Option<&str>) -> Result<Vec<bool>, String> {
     let (work, canary) = (base.join("work"), base.join("canary"));
     let made = std::fs::create_dir_all(&work).and_then(|()| std::fs::create_dir_all(&canary));
     made.map_err(|err| format!("cannot make {}: {err}", base.display()))?;
-    // As root (CI), the harness runs as user nobody, under every fence
-    // alike (`run::chapter_as_ordinary_user`). Nobody may not reach the
-    // checkout or the binary's folder: what the harness reads is copied
-    // into `base`.
-    let as_nobody = run::is_root();
-    let readable = |path: PathBuf| match as_nobody {
-        true => copy_into(&path, base),
-        false => Ok(path),
-    };
-    let bin = readable(bin.to_path_buf())?;
-    let hook = hook.map(|script| readable(run::data(&format!("../fixtures/hooks/{script}"))));
-    let settings = settings(hook.transpose()?.as_deref());
-    let none = readable(run::data("../fixtures/hooks/none"))?;
     let (port, reached) = listen()?;
     let mut calls = Vec::new();
     for (index, (_, spelling)) in CORPUS.iter().enumerate() {
@@ -153,13 +124,7 @@ fn fence_in(base: &Path, bin: &Path, hook: Option<&str>) -> Result<Vec<bool>, St
     let script = script(&calls);
     std::fs::write(base.join("script.json"), script.to_string()).map_err(|e| e.to_string())?;
     std::fs::write(base.join("settings.json"), settings.to_string()).map_err(|e| e.to_string())?;
-    // The work and the canaries are nobody's to change: a spelling that
-    // gets through a fence must not then fail for want of permission.
-    if as_nobody {
-        run::hand_over(&work)?;
-        run::hand_over(&canary)?;
-    }
-    let none = none.display().to_string();
+    let none = run::data("../fixtures/hooks/none").display().to_string();
     let args: Vec<String> = [
         "--script",
         &base.join("script.json").display().to_string(),
@@ -176,7 +141,7 @@ fn fence_in(base: &Path, bin: &Path, hook: Option<&str>) -> Result<Vec<bool>, St
     ]
     .map(String::from)
     .to_vec();
-    run::chapter_as_ordinary_user(&bin, base, &args)?;
+    run::chapter(bin, &base, &args)?;
     let reached = reached.lock().unwrap().clone();
     let mut stopped: Vec<bool> = (1..=CORPUS.len())
         .map(|index| {
@@ -186,26 +151,8 @@ fn fence_in(base: &Path, bin: &Path, hook: Option<&str>) -> Result<Vec<bool>, St
         })
         .collect();
     stopped.push(!work.join("build/ok").exists());
+    let _ = std::fs::remove_dir_all(&base);
     Ok(stopped)
-}
-
-/// A copy of `path` in `base`: a file, or a folder of files (the empty
-/// skills and agents folder).
-fn copy_into(path: &Path, base: &Path) -> Result<PathBuf, String> {
-    let copy = base.join(path.file_name().unwrap_or_default());
-    let copied = match path.is_dir() {
-        true => std::fs::create_dir_all(&copy).and_then(|()| {
-            for entry in std::fs::read_dir(path)? {
-                let file = entry?.path();
-                std::fs::copy(&file, copy.join(file.file_name().unwrap_or_default()))?;
-            }
-            Ok(())
-        }),
-        false => std::fs::copy(path, &copy).map(drop),
-    };
-    let (from, to) = (path.display(), base.display());
-    copied.map_err(|err| format!("cannot copy {from} to {to}: {err}"))?;
-    Ok(copy)
 }
 
 /// A spelling with its placeholders filled.

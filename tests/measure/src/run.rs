@@ -2,7 +2,6 @@
 //! tokens of each request (from the loop's own line for it) and, with
 //! `--trace`, the request bodies it sent the model.
 
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -31,66 +30,9 @@ pub fn chapter_with(
     args: &[String],
     envs: &[(&str, &str)],
 ) -> Result<Output, String> {
-    let mut command = Command::new(bin);
-    command.args(args).envs(envs.iter().copied());
-    finish(command, bin, dir, args)
-}
-
-/// The user and group nobody, on Debian and most Linux systems.
-pub const NOBODY: u32 = 65534;
-
-/// Whether this process runs as root: `/proc/self` belongs to the
-/// process's effective user.
-pub fn is_root() -> bool {
-    std::fs::metadata("/proc/self").is_ok_and(|me| me.uid() == 0)
-}
-
-/// `chapter`, run as an ordinary user. Chapter 24's sandbox is built for
-/// one: bubblewrap makes unprivileged user namespaces, which root does not
-/// need. CI runs as root, so there the run is util-linux's `setpriv`
-/// starting `bin` as user nobody, and the sandbox is measured on the path
-/// a learner's machine takes. As any other user, it is `chapter`. The
-/// caller sees that nobody can read what the run reads and write what it
-/// writes (`hand_over`).
-pub fn chapter_as_ordinary_user(bin: &Path, dir: &Path, args: &[String]) -> Result<Output, String> {
-    if !is_root() {
-        return chapter(bin, dir, args);
-    }
-    if Command::new("setpriv").arg("--version").output().is_err() {
-        let problem = "setpriv is missing: as root, the measure runs the chapter's binary \
-                       as user nobody through it (Debian/Ubuntu: apt-get install util-linux)";
-        return Err(problem.into());
-    }
-    let nobody = NOBODY.to_string();
-    let mut command = Command::new("setpriv");
-    command
-        .args(["--reuid", &nobody, "--regid", &nobody])
-        .args(["--clear-groups", "--"])
-        .arg(bin)
-        .args(args);
-    finish(command, bin, dir, args)
-}
-
-/// Gives `path`, and everything in it, to user nobody: what a run as
-/// nobody writes.
-pub fn hand_over(path: &Path) -> Result<(), String> {
-    std::os::unix::fs::lchown(path, Some(NOBODY), Some(NOBODY))
-        .map_err(|err| format!("cannot give {} to nobody: {err}", path.display()))?;
-    if path.is_symlink() || !path.is_dir() {
-        return Ok(());
-    }
-    let entries = std::fs::read_dir(path).map_err(|err| err.to_string())?;
-    for entry in entries {
-        hand_over(&entry.map_err(|err| err.to_string())?.path())?;
-    }
-    Ok(())
-}
-
-/// Runs `command` (which starts `bin` with `args`) in `dir` and waits for
-/// it; a run that fails is an error that quotes its stderr, since then no
-/// table would be true.
-fn finish(mut command: Command, bin: &Path, dir: &Path, args: &[String]) -> Result<Output, String> {
-    let output = command
+    let output = Command::new(bin)
+        .args(args)
+        .envs(envs.iter().copied())
         .current_dir(dir)
         .stdin(Stdio::null())
         .output()
