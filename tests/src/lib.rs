@@ -28,7 +28,8 @@
 //! - [`book`] finds the section that explains a scenario or a gap, and
 //!   measures the book's pages;
 //! - [`textdiff`] explains where two texts differ;
-//! - [`budgets`] measures a chapter against the small-lessons budgets.
+//! - [`budgets`] measures a chapter against the small-lessons budgets;
+//! - [`scratch`] gives a test a folder of its own, removed at its end.
 
 pub mod book;
 pub mod budgets;
@@ -37,4 +38,5 @@ pub mod generate;
 pub mod learner;
 pub mod markers;
 pub mod run;
+pub mod scratch;
 pub mod textdiff;

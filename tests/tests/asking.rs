@@ -114,8 +114,7 @@ impl Server {
 
 impl Drop for Server {
     fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        wire_tests::run::http_runner::terminate(&mut self.child);
     }
 }
 

@@ -11,6 +11,7 @@ use assert_cmd::Command;
 use predicates::prelude::*;
 use wire_tests::course::{self, Chapter};
 use wire_tests::run::{target, tools};
+use wire_tests::scratch::Scratch;
 
 /// A stuck binary fails its test instead of hanging the suite.
 const LIMIT: Duration = Duration::from_secs(60);
@@ -41,12 +42,9 @@ fn jq_ready() -> bool {
     tools::ready_for(&Chapter::find("10").expect("chapter 10 exists"))
 }
 
-/// A fresh, empty folder for one test.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("wire-hooks-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A fresh, empty folder for one test, removed at its end.
+fn scratch(name: &str) -> Scratch {
+    Scratch::new("hooks", name)
 }
 
 /// A model script: one Bash call, then a final answer.

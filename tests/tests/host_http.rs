@@ -24,6 +24,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use wire_tests::course::{self, Chapter};
 use wire_tests::run::target;
+use wire_tests::scratch::Scratch;
 
 /// One request the fake server got.
 #[derive(Clone, Debug)]
@@ -168,25 +169,10 @@ fn serve(stream: TcpStream, log: &Log, handler: &(dyn Fn(&Seen, &[Seen]) -> Repl
 }
 
 /// A folder of this test's own, removed at the end.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new() -> Scratch {
-        static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
-        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let path = std::env::temp_dir().join(format!("wire-host-http-{}-{n}", std::process::id()));
-        std::fs::create_dir_all(&path).unwrap();
-        Scratch(path)
-    }
-    fn path(&self) -> &std::path::Path {
-        &self.0
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
+fn scratch() -> Scratch {
+    static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    Scratch::new("host-http", &n.to_string())
 }
 
 fn binary() -> PathBuf {
@@ -201,20 +187,20 @@ fn host(url: &str, tool: &str, answers: Value) -> String {
 
 /// As `host`, with `--timeout-ms timeout_ms`.
 fn host_waiting(url: &str, tool: &str, answers: Value, timeout_ms: u64) -> String {
-    let dir = Scratch::new();
+    let dir = scratch();
     let call = json!({ "id": "msg_01", "type": "message", "role": "assistant", "model": "scripted",
         "content": [{ "type": "tool_use", "id": "toolu_01", "name": tool, "input": { "draft": "d1" } }],
         "stop_reason": "tool_use", "stop_sequence": null, "usage": { "input_tokens": 0, "output_tokens": 0 } });
     let end = json!({ "id": "msg_02", "type": "message", "role": "assistant", "model": "scripted",
         "content": [{ "type": "text", "text": "Done." }],
         "stop_reason": "end_turn", "stop_sequence": null, "usage": { "input_tokens": 0, "output_tokens": 0 } });
-    let script = dir.path().join("script.json");
+    let script = dir.join("script.json");
     std::fs::write(
         &script,
         json!({ "prompt": "Publish d1.", "replies": [call, end] }).to_string(),
     )
     .unwrap();
-    let answers_file = dir.path().join("answers.json");
+    let answers_file = dir.join("answers.json");
     std::fs::write(&answers_file, answers.to_string()).unwrap();
     let fixtures = course::root().join("tests/fixtures/hooks");
     let output = Command::new(binary())
@@ -555,8 +541,7 @@ impl Chapter14 {
 
 impl Drop for Chapter14 {
     fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
+        wire_tests::run::http_runner::terminate(&mut self.0);
     }
 }
 

@@ -109,8 +109,7 @@ impl Server {
 
 impl Drop for Server {
     fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        wire_tests::run::http_runner::terminate(&mut self.child);
     }
 }
 
@@ -249,6 +248,8 @@ fn two_instances_on_one_state_folder_take_turns() {
         json!(["Back off."]),
         "the line was added once"
     );
+    drop(instances);
+    let _ = std::fs::remove_dir_all(&state);
 }
 // ANCHOR_END: scale_out
 

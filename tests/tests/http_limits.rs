@@ -16,6 +16,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use wire_tests::course::Chapter;
 use wire_tests::run::target;
+use wire_tests::scratch::Scratch;
 
 const LIMIT: Duration = Duration::from_secs(30);
 
@@ -126,16 +127,12 @@ impl Server {
 
 impl Drop for Server {
     fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        wire_tests::run::http_runner::terminate(&mut self.child);
     }
 }
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("wire-http-limits-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+fn scratch(name: &str) -> Scratch {
+    Scratch::new("http-limits", name)
 }
 
 /// Reads until the server closes the connection; panics (the safety net)

@@ -78,8 +78,7 @@ impl Server {
 
 impl Drop for Server {
     fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
+        wire_tests::run::http_runner::terminate(&mut self.0);
     }
 }
 

@@ -15,6 +15,7 @@ use assert_cmd::Command;
 use predicates::prelude::*;
 use wire_tests::course::{self, Chapter};
 use wire_tests::run::target;
+use wire_tests::scratch::Scratch;
 
 /// A stuck binary fails its test instead of hanging the suite.
 const LIMIT: Duration = Duration::from_secs(60);
@@ -43,12 +44,9 @@ fn subfolders(folder: &str) -> Vec<PathBuf> {
     found
 }
 
-/// A fresh, empty folder for one test.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("wire-skills-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A fresh, empty folder for one test, removed at its end.
+fn scratch(name: &str) -> Scratch {
+    Scratch::new("skills", name)
 }
 
 #[test]

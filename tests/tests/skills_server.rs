@@ -173,7 +173,7 @@ fn a_skill_md_broken_after_the_start_is_an_internal_error() {
     fs::write(base.join("later/SKILL.md"), "no frontmatter any more\n").unwrap();
     let reply = ask(2);
     assert_eq!(reply["error"]["code"], -32603, "{reply}");
-    let _ = child.kill();
+    drop(stdin); // as a client ends a stdio server: it then removes its state folder
     let _ = child.wait();
     let _ = fs::remove_dir_all(&base);
 }

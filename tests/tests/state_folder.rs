@@ -15,6 +15,7 @@ use std::process::{Command, Stdio};
 use serde_json::{Value, json};
 use wire_tests::course::{self, Chapter};
 use wire_tests::run::target;
+use wire_tests::scratch::Scratch;
 
 fn binary() -> PathBuf {
     let chapter = Chapter::find("12").expect("chapter 12 exists");
@@ -22,10 +23,9 @@ fn binary() -> PathBuf {
 }
 
 /// A fresh, empty folder for one test, with the state folder inside it and
-/// room beside it for what must never be written.
-fn scratch(name: &str) -> (PathBuf, PathBuf) {
-    let dir = std::env::temp_dir().join(format!("wire-state-{}-{name}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
+/// room beside it for what must never be written; removed at the end.
+fn scratch(name: &str) -> (Scratch, PathBuf) {
+    let dir = Scratch::new("state", name);
     let state = dir.join("state");
     fs::create_dir_all(&state).unwrap();
     (dir, state)
@@ -102,8 +102,7 @@ impl Instance {
 
 impl Drop for Instance {
     fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        wire_tests::run::http_runner::terminate(&mut self.child);
     }
 }
 

@@ -11,6 +11,7 @@ use assert_cmd::Command;
 use serde_json::{Value, json};
 use wire_tests::course::{self, Chapter};
 use wire_tests::run::target;
+use wire_tests::scratch::Scratch;
 
 /// A stuck binary fails its test instead of hanging the suite.
 const LIMIT: Duration = Duration::from_secs(60);
@@ -20,12 +21,9 @@ fn binary() -> PathBuf {
     target::build(&chapter.solution_package()).unwrap_or_else(|err| panic!("{err}"))
 }
 
-/// A fresh, empty folder for one test.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("wire-stateless-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A fresh, empty folder for one test, removed at its end.
+fn scratch(name: &str) -> Scratch {
+    Scratch::new("stateless", name)
 }
 
 /// A modern `tools/call` frame: no handshake, everything in `_meta`.

@@ -393,9 +393,11 @@ impl Listening {
         })
     }
 
-    /// Ends the server and returns what it logged, for the report.
+    /// Ends the server and returns what it logged, for the report. SIGTERM
+    /// first, as a user's Ctrl-C: a server killed outright leaves its
+    /// private state folder in the temporary folder, one per scenario.
     fn stop(&mut self) -> Run {
-        let _ = self.child.kill();
+        terminate(&mut self.child);
         let status = self.child.wait().ok().and_then(|status| status.code());
         std::thread::sleep(Duration::from_millis(20));
         let stderr: Vec<String> = self.log.try_iter().collect();
@@ -405,6 +407,29 @@ impl Listening {
             status,
         }
     }
+}
+
+/// SIGTERM, then SIGKILL if the child is still running after a grace
+/// period (a server that ignores SIGTERM costs the scenario that long);
+/// either way it has been waited for when this returns. For the tests that
+/// start a server of their own too.
+pub fn terminate(child: &mut Child) {
+    const GRACE: Duration = Duration::from_secs(2);
+    #[cfg(unix)]
+    if let Ok(pid) = i32::try_from(child.id()) {
+        // SAFETY: kill(2) on our own child's pid, not yet waited for, so the
+        // pid is still ours; no memory is touched.
+        unsafe { libc::kill(pid, libc::SIGTERM) };
+        let start = std::time::Instant::now();
+        while start.elapsed() < GRACE {
+            if matches!(child.try_wait(), Ok(Some(_))) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
 }
 
 /// The address in a server's first stderr line, `listening on
