@@ -37,7 +37,8 @@ fn the_demo_runs_with_no_arguments_and_no_network() {
     let bin = target::build(&chapter.solution_package()).unwrap();
     // The demo starts chapter 3's server with `cargo run`: build it first, so
     // the demo finds it built and never waits on a compiler.
-    target::build_for_cargo_run(&Chapter::find("03").unwrap().solution_package()).unwrap();
+    let _no_builds_meanwhile =
+        target::build_for_cargo_run(&Chapter::find("03").unwrap().solution_package()).unwrap();
     let output = std::process::Command::new(bin)
         // Whatever the developer's shell holds, the demo must not use it.
         .env_remove("WIRE_MODEL")

@@ -161,7 +161,8 @@ fn add_server() -> String {
 #[test]
 fn the_demo_delegates_two_tasks_and_labels_each_contexts_turns() {
     // The demo starts chapter 3's server with `cargo run`: build it first.
-    target::build_for_cargo_run(&Chapter::find("03").unwrap().solution_package()).unwrap();
+    let _no_builds_meanwhile =
+        target::build_for_cargo_run(&Chapter::find("03").unwrap().solution_package()).unwrap();
     let output = ch09()
         .env_remove("WIRE_MODEL")
         .env_remove("ANTHROPIC_API_KEY")
@@ -170,7 +171,11 @@ fn the_demo_delegates_two_tasks_and_labels_each_contexts_turns() {
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(output.status.success(), "the demo failed:\n{stdout}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success(),
+        "the demo failed:\n{stdout}\n{stderr}"
+    );
     // Each subagent's lines come as one block, labelled, before the
     // result its parent prints for the call, and in the order asked.
     let lines: Vec<&str> = stdout.lines().collect();

@@ -258,7 +258,8 @@ fn check_skills_agrees_with_skills_ref() {
 #[test]
 fn the_demo_activates_a_skill_and_reads_one_of_its_files_offline() {
     // The demo starts chapter 3's server with `cargo run`: build it first.
-    target::build_for_cargo_run(&Chapter::find("03").unwrap().solution_package()).unwrap();
+    let _no_builds_meanwhile =
+        target::build_for_cargo_run(&Chapter::find("03").unwrap().solution_package()).unwrap();
     ch08()
         .env_remove("WIRE_MODEL")
         .env_remove("ANTHROPIC_API_KEY")

@@ -322,10 +322,16 @@ fn build_together(packages: &[String], stretch: bool) -> Result<(), String> {
 /// [`selection`]), not the ones the other builds here share. For a demo that
 /// starts a chapter's server through `cargo run`: the run then finds it
 /// built instead of compiling it while the demo's client waits.
-pub fn build_for_cargo_run(package: &str) -> Result<(), String> {
+///
+/// No other build of this process starts until the returned value is
+/// dropped: hold it while the demo runs. Its `cargo run` takes cargo's lock
+/// on the target folder, and behind a joint stretch build (over a minute
+/// on two cores) it can wait past the demo's 30 s MCP timeout: the demo
+/// tests failed now and then in a full `cargo test`, never alone.
+pub fn build_for_cargo_run(package: &str) -> Result<BuildsPaused, String> {
     // It replaces the binary at the path the other builds link from: not
     // while one of them is between its build and its link.
-    let _building = lock_building();
+    let building = lock_building();
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
     let mut command = Command::new(cargo);
     not_incremental_under_cargo_test(&mut command);
@@ -340,8 +346,12 @@ pub fn build_for_cargo_run(package: &str) -> Result<(), String> {
             String::from_utf8_lossy(&output.stderr)
         ));
     }
-    Ok(())
+    Ok(BuildsPaused(building))
 }
+
+/// See [`build_for_cargo_run`]: while held, this process starts no build.
+#[must_use = "hold it while the demo runs"]
+pub struct BuildsPaused(#[allow(dead_code)] MutexGuard<'static, ()>);
 
 /// When set, builds show cargo's progress on stderr (for interactive
 /// commands like `cargo xtask run`, where a first build takes a while);
