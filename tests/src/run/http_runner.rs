@@ -336,18 +336,27 @@ struct Listening {
 }
 
 /// The fresh `--state` folder of a `# state: removed` transcript: in the
-/// temporary folder, named by the process and the scenario.
+/// temporary folder, named by the process, the scenario and a count, so
+/// that the same scenario run twice at once (against the solution and,
+/// in the starters' test, against the starter) never shares one: one run
+/// removing it while the other makes it again let a server find it there.
 fn state_folder(transcript: &Transcript) -> std::path::PathBuf {
-    let name = format!("wire-state-gone-{}-{}", std::process::id(), transcript.name);
+    static RUNS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let run = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let name = format!(
+        "wire-state-gone-{}-{}-{run}",
+        std::process::id(),
+        transcript.name
+    );
     std::env::temp_dir().join(name)
 }
 
 impl Listening {
     fn start(transcript: &Transcript, target: &Target) -> Result<Listening, String> {
         let mut command = Command::new(&target.path);
-        if transcript.state_removed {
-            let folder = state_folder(transcript);
-            std::fs::create_dir_all(&folder)
+        let removed = transcript.state_removed.then(|| state_folder(transcript));
+        if let Some(folder) = &removed {
+            std::fs::create_dir_all(folder)
                 .map_err(|err| format!("cannot make {}: {err}", folder.display()))?;
             command.arg("--state").arg(folder);
         }
@@ -382,9 +391,9 @@ impl Listening {
                 "the server's first stderr line should be `listening on http://ADDR/mcp`, not {first:?}"
             ));
         };
-        if transcript.state_removed {
+        if let Some(folder) = removed {
             // The server has checked its folder; now it is gone.
-            let _ = std::fs::remove_dir_all(state_folder(transcript));
+            let _ = std::fs::remove_dir_all(folder);
         }
         Ok(Listening {
             address: address.to_string(),
