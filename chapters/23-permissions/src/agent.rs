@@ -380,10 +380,25 @@ async fn dispatch(
         };
         text.map(|text| json!({ "content": [{ "type": "text", "text": text }] }))
     } else if skill_tools::handles(skills, name) {
-        skill_tools::run(skills, name, &call.input)
-            .map(|text| json!({ "content": [{ "type": "text", "text": text }] }))
+        let text = skill_tools::run(skills, name, &call.input);
+        if text.is_ok() && name == skill_tools::SKILL {
+            grant_skill(skills, &call.input, lines);
+        }
+        text.map(|text| json!({ "content": [{ "type": "text", "text": text }] }))
     } else {
         crate::retry::call_tool(harness, name, call.input.clone()).await
+    }
+}
+
+/// A local skill, once active, grants what its `allowed-tools` names
+/// (chapter 23's `permissions::grant`); the trace says what.
+fn grant_skill(skills: &[Skill], input: &Value, lines: &mut Vec<String>) {
+    let wanted = input["skill"].as_str().unwrap_or_default();
+    if let Some(skill) = skills.iter().find(|skill| skill.name == wanted) {
+        let granted = crate::permissions::grant(&skill.root);
+        if !granted.is_empty() {
+            lines.push(format!("  skill {wanted} allows: {}", granted.join(", ")));
+        }
     }
 }
 

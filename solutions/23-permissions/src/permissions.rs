@@ -7,13 +7,14 @@
 //! and a harness with no one to ask refuses it.
 
 use std::path::Path;
-use std::sync::OnceLock;
+use std::sync::{PoisonError, RwLock};
 
 use regex::Regex;
 use serde::Deserialize;
 use serde_json::Value;
 use wire_host::messages::ToolUse;
 use wire_host::shell::{edits_only, subcommands, without_assignments};
+use wire_host::{files, frontmatter};
 
 /// The permission modes, as Claude Code names them.
 #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq)]
@@ -55,8 +56,13 @@ pub enum Decision {
     Classify,
 }
 
-/// The session's rules, read once at the start.
-static RULES: OnceLock<Rules> = OnceLock::new();
+/// The session's rules, read at the start; a skill's grant adds to them.
+static RULES: RwLock<Rules> = RwLock::new(Rules {
+    allow: Vec::new(),
+    ask: Vec::new(),
+    deny: Vec::new(),
+    default_mode: Mode::Default,
+});
 
 /// Reads `permissions` from the settings file, if any; `mode`
 /// (`--permission-mode`) overrides its `defaultMode`.
@@ -76,9 +82,35 @@ pub fn load(settings: Option<&Path>, mode: Option<&str>) -> Result<Mode, String>
             .map_err(|_| format!("--permission-mode {mode}: not a permission mode"))?;
     }
     let mode = rules.default_mode;
-    let _ = RULES.set(rules);
+    *RULES.write().unwrap_or_else(PoisonError::into_inner) = rules;
     Ok(mode)
 }
+
+// ANCHOR: grant
+/// A local skill the model activated grants the tools its `allowed-tools`
+/// names: each becomes an allow rule for the rest of the run (Claude Code:
+/// for the turn that invoked the skill; a run here is one turn), read
+/// after deny and ask rules and the mode like any other. Returns them, for
+/// the trace. A skill a server serves grants nothing (the course's
+/// choice): a server does not approve its own calls.
+pub fn grant(skill_root: &Path) -> Vec<String> {
+    // As chapter 8 reads it: SKILL.md, or skill.md where there is none.
+    let upper = skill_root.join("SKILL.md");
+    let file = if upper.exists() {
+        upper
+    } else {
+        skill_root.join("skill.md")
+    };
+    let text = files::read_head(&file).unwrap_or_default();
+    let granted = match frontmatter::split(&text, "SKILL.md") {
+        Ok((fields, _)) => frontmatter::list(&fields, "allowed-tools"),
+        Err(_) => Vec::new(),
+    };
+    let mut rules = RULES.write().unwrap_or_else(PoisonError::into_inner);
+    rules.allow.extend(granted.iter().cloned());
+    granted
+}
+// ANCHOR_END: grant
 
 // ANCHOR: rule_matches
 /// Whether one rule covers one call: the tool's name (`mcp__notes` and
@@ -171,7 +203,7 @@ fn any_covers(rules: &[String], call: &ToolUse, allow: bool) -> bool {
 /// counts as an allow rule.
 pub fn decide(call: &ToolUse, read_only: bool, hook_allows: bool) -> Decision {
     let edits = call.name == "Bash" && call.input["command"].as_str().is_some_and(edits_only);
-    let rules = RULES.get_or_init(Rules::default);
+    let rules = RULES.read().unwrap_or_else(PoisonError::into_inner);
     let asks = |why: &str| match rules.default_mode {
         Mode::DontAsk => {
             Decision::Deny(format!("{why}, and dontAsk mode refuses what it would ask"))
@@ -186,7 +218,7 @@ pub fn decide(call: &ToolUse, read_only: bool, hook_allows: bool) -> Decision {
     // until the plan is approved"); AcceptEdits allows what `edits`. Then
     // `hook_allows` or an allow rule (allow = true) allows. What is left:
     // Auto classifies, every other mode asks("no rule allows this call").
-    // starter: let _ = (rules, call, read_only, edits, hook_allows, any_covers);
+    // starter: let _ = (&rules, call, read_only, edits, hook_allows, any_covers);
     // starter: asks("no rule allows this call")
     if any_covers(&rules.deny, call, false) {
         return Decision::Deny("a deny rule refuses this call".to_string());

@@ -51,9 +51,56 @@ pub fn text<'a>(fields: &'a [(String, Yaml)], name: &str) -> &'a str {
     }
 }
 
+/// The items of a list field, as Claude Code reads a skill's
+/// `allowed-tools`: a YAML list, or one text whose items are separated by
+/// spaces or commas, never inside parentheses (`Read, Bash(git diff *)`
+/// is two items). Empty when the field is missing.
+pub fn list(fields: &[(String, Yaml)], name: &str) -> Vec<String> {
+    let text = match field(fields, name) {
+        Some(Yaml::Text(text)) => text,
+        Some(Yaml::List(items)) => {
+            let texts = items.iter().filter_map(|item| match item {
+                Yaml::Text(text) => Some(text.trim().to_string()),
+                _ => None,
+            });
+            return texts.collect();
+        }
+        _ => return Vec::new(),
+    };
+    let (mut items, mut item, mut depth) = (Vec::new(), String::new(), 0usize);
+    for c in text.chars() {
+        match c {
+            ',' | ' ' | '\t' | '\n' if depth == 0 => {
+                if !item.is_empty() {
+                    items.push(std::mem::take(&mut item));
+                }
+                continue;
+            }
+            '(' => depth += 1,
+            ')' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        item.push(c);
+    }
+    items.extend((!item.is_empty()).then_some(item));
+    items
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_list_field_splits_outside_parentheses() {
+        let text = "---\na: Read, Bash(git diff *) Bash(touch build/*)\nb:\n  - Bash(ls *)\n  - Read\n---\n";
+        let (fields, _) = split(text, "SKILL.md").unwrap();
+        assert_eq!(
+            list(&fields, "a"),
+            ["Read", "Bash(git diff *)", "Bash(touch build/*)"]
+        );
+        assert_eq!(list(&fields, "b"), ["Bash(ls *)", "Read"]);
+        assert!(list(&fields, "c").is_empty());
+    }
 
     #[test]
     fn an_empty_frontmatter_is_not_a_mapping() {
