@@ -1,7 +1,6 @@
-//! A test's own folder in the temporary folder, removed when the test ends
-//! (a failing test's too: its report says what was in it). A test that
-//! leaves its folders behind leaves a learner's `/tmp` a few dozen fuller
-//! at every `cargo test`.
+//! A test's own folder in the temporary folder, removed when the test ends,
+//! a failing test's too. A test that leaves its folders behind leaves a
+//! learner's `/tmp` a few dozen fuller at every `cargo test`.
 
 use std::ffi::OsStr;
 use std::ops::Deref;

@@ -424,10 +424,14 @@ impl Listening {
 /// start a server of their own too.
 pub fn terminate(child: &mut Child) {
     const GRACE: Duration = Duration::from_secs(2);
+    // Ended and waited for already: its pid may be another process's now.
+    if matches!(child.try_wait(), Ok(Some(_))) {
+        return;
+    }
     #[cfg(unix)]
     if let Ok(pid) = i32::try_from(child.id()) {
-        // SAFETY: kill(2) on our own child's pid, not yet waited for, so the
-        // pid is still ours; no memory is touched.
+        // SAFETY: kill(2) on our own child's pid, not yet waited for (just
+        // above), so the pid is still ours; no memory is touched.
         unsafe { libc::kill(pid, libc::SIGTERM) };
         let start = std::time::Instant::now();
         while start.elapsed() < GRACE {
