@@ -14,6 +14,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use wire_tests::course::Chapter;
 use wire_tests::run::target;
+use wire_tests::scratch::Scratch;
 
 /// A stuck server fails its test instead of hanging the suite.
 const LIMIT: Duration = Duration::from_secs(30);
@@ -216,9 +217,7 @@ fn sigterm_and_ctrl_c_end_it_cleanly() {
 /// between them as a round-robin balancer would.
 #[test]
 fn two_instances_on_one_state_folder_take_turns() {
-    let state = std::env::temp_dir().join(format!("wire-http-scale-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&state);
-    std::fs::create_dir_all(&state).unwrap();
+    let state = Scratch::new("http-scale", "state"); // removed at the end, after the servers
     let args = ["--state", state.to_str().unwrap()];
     let instances = [Server::start(&args), Server::start(&args)];
     let mut turn = 0;
@@ -248,8 +247,6 @@ fn two_instances_on_one_state_folder_take_turns() {
         json!(["Back off."]),
         "the line was added once"
     );
-    drop(instances);
-    let _ = std::fs::remove_dir_all(&state);
 }
 // ANCHOR_END: scale_out
 
