@@ -33,7 +33,7 @@ fn as_server_transcript(transcript: &Transcript, recorded: &Recorded) -> Transcr
     server.runner = Runner::Server;
     server.args = recorded.args.clone();
     server.env.clear();
-    server.stderr.clear();
+    server.stderr = recorded.stderr.clone();
     server.exit = 0;
     server.pipelined = false;
     server.frames = replay_frames(transcript, Some(&recorded.channel))

@@ -187,6 +187,18 @@ const DEMOS: &[(&str, &[&str])] = &[
             r#"tool Bash {"command":"mkdir -p build && touch build/ok && ls build"} -> ok"#,
         ],
     ),
+    // Trace context: a new trace, the skill's script run in the sandbox
+    // (its output, not its source), and chapter 14's log lines naming the
+    // requests' trace.
+    (
+        "25",
+        &[
+            "trace: a new one",
+            "added 3, the newest: Chapter 25 sends a trace context in every request's _meta",
+            "ch14-asking: tools/call 3 traceparent=00-",
+            "answer: The notes are in draft-1",
+        ],
+    ),
 ];
 
 /// The last line of every stdio server's tour.

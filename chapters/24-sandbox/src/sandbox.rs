@@ -18,8 +18,6 @@ use wire_host::bash::{self, Finished};
 use wire_host::proxy::{self, BRIDGE, BRIDGE_PORT};
 use wire_host::session::Session;
 
-use crate::PROGRAM;
-
 /// The `sandbox` section of a settings file (the keys this harness reads).
 #[derive(Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
@@ -29,9 +27,10 @@ pub struct Settings {
     pub bwrap_path: Option<String>,
     pub filesystem: Filesystem,
     pub network: Network,
-    /// The commands that run outside the sandbox (the stretch ch24/excluded).
+    // STRETCH(ch24/excluded): the commands that run outside the sandbox.
     #[cfg(feature = "stretch")]
     pub excluded_commands: Vec<String>,
+    // END(ch24/excluded)
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -148,8 +147,13 @@ pub fn wrapper(settings: &Settings, session: &Session, tmp: &Path) -> Vec<String
 
 /// Reads the `sandbox` settings and, when it is on, makes the wrapper,
 /// starts the proxy for its allowed domains, and tries the sandbox once:
-/// a line says what holds, or why Bash will be refused.
-pub fn start(settings: Option<&Path>, session: &Session) -> Result<(), String> {
+/// a line says what holds, or why Bash will be refused. `program` names
+/// the harness in the proxy's messages.
+pub fn start(
+    program: &'static str,
+    settings: Option<&Path>,
+    session: &Session,
+) -> Result<(), String> {
     let text = settings.map(std::fs::read_to_string).transpose();
     let text = text.map_err(|err| format!("cannot read the settings: {err}"))?;
     let value: Value = serde_json::from_str(&text.unwrap_or("{}".into())).unwrap_or_default();
@@ -166,7 +170,7 @@ pub fn start(settings: Option<&Path>, session: &Session) -> Result<(), String> {
     let domains = settings.network.allowed_domains.clone();
     if !domains.is_empty() {
         let allowed = move |host: &str| host_allowed(&domains, host);
-        proxy::start(PROGRAM, &session.folder.join("proxy.sock"), allowed)?;
+        proxy::start(program, &session.folder.join("proxy.sock"), allowed)?;
     }
     let works = try_once(&wrapper);
     match &works {

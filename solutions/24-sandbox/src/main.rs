@@ -107,7 +107,7 @@ async fn converse(
     settings: Option<&Path>,
 ) -> Result<(), String> {
     let mut log = Log { lines: None };
-    sandbox::start(settings, &harness.hooks.session)?;
+    sandbox::start(PROGRAM, settings, &harness.hooks.session)?;
     memory::load(&harness.hooks.session.workdir);
     session_start(harness, &mut log).await?;
     let main_context = agent::main_context(harness);

@@ -90,6 +90,10 @@ pub mod retries;
 pub mod retry;
 /// Chapter 15: a server's question answered (a form, the model, the roots).
 pub mod route;
+/// Chapter 24: `Bash` in bubblewrap, when the settings' sandbox is on (for
+/// chapter 25 on).
+#[cfg(unix)]
+pub mod sandbox;
 /// Chapter 21: the skills a server serves, checked when read (for chapter
 /// 22 on).
 pub mod served_skills;

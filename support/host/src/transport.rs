@@ -27,7 +27,7 @@
 use std::collections::HashMap;
 use std::process::Stdio as Piped;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use http_body_util::{BodyExt, Full};
@@ -51,6 +51,17 @@ const MAX_RESUMES: usize = 3;
 const OVERALL_TIMEOUTS: u32 = 10;
 /// How long a server may take to exit once its stdin is closed.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
+
+/// What the harness adds to every request's params before it goes out
+/// (chapter 25: a trace context in `_meta`); nothing until it says.
+static STAMP: OnceLock<fn(&mut Value)> = OnceLock::new();
+
+/// From now on, `stamp(params)` runs on the params of every request
+/// each link sends, listings and the handshake included, after the rest of
+/// its `_meta` is in place. Set once; a second call changes nothing.
+pub fn stamp_requests(stamp: fn(&mut Value)) {
+    let _ = STAMP.set(stamp);
+}
 
 /// What arrives for one call.
 #[derive(Debug)]
@@ -369,6 +380,9 @@ impl Link {
         if method == "tools/call" {
             // A tool may take long: its progress names the call's id.
             frame["params"]["_meta"]["progressToken"] = json!(id);
+        }
+        if let Some(stamp) = STAMP.get() {
+            stamp(&mut frame["params"]);
         }
         let what = format!("server {}: {method}", self.name);
         let deadline = tokio::time::Instant::now() + self.timeout * OVERALL_TIMEOUTS;

@@ -350,20 +350,23 @@ pub fn serve_stdio(
         let reply = match connection.next_frame() {
             Ok(Frame::Eof) => break,
             Ok(Frame::Line(line)) if line.iter().all(u8::is_ascii_whitespace) => None,
-            Ok(Frame::Line(line)) => match jsonrpc::parse(&line) {
-                Err(reply) => Some(handshake.for_revision(reply)),
-                Ok(message) => {
-                    remember_capabilities(&message, &handshake, &mut connection);
-                    let era = handshake.era(&message);
-                    match message {
-                        Message::Request { id, method, params } => Some(Reply::new(
-                            id,
-                            answer(&method, params, era, &mut connection),
-                        )),
-                        other => server.handle(other, era),
+            Ok(Frame::Line(line)) => {
+                crate::trace::log(&line);
+                match jsonrpc::parse(&line) {
+                    Err(reply) => Some(handshake.for_revision(reply)),
+                    Ok(message) => {
+                        remember_capabilities(&message, &handshake, &mut connection);
+                        let era = handshake.era(&message);
+                        match message {
+                            Message::Request { id, method, params } => Some(Reply::new(
+                                id,
+                                answer(&method, params, era, &mut connection),
+                            )),
+                            other => server.handle(other, era),
+                        }
                     }
                 }
-            },
+            }
             Ok(_) => Some(handshake.for_revision(jsonrpc::frame_too_large())),
             Err(err) => {
                 eprintln!("{SERVER_NAME}: cannot read stdin: {err}");

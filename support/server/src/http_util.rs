@@ -272,6 +272,7 @@ pub async fn run_handler<B: From<Body> + Send + 'static>(
     body: Bytes,
     work: impl FnOnce(Bytes) -> Response<B> + Send + 'static,
 ) -> Response<B> {
+    crate::trace::log(&body); // Its trace context, if any (chapter 25).
     if !may_wait(&body) {
         return work(body);
     }

@@ -78,6 +78,9 @@ pub mod state;
 pub mod stdio;
 #[cfg(feature = "asking")]
 pub mod task_waiting;
+/// A request's W3C trace context, logged on stderr (not generated:
+/// operating plumbing; chapter 25 shows it from the host's side).
+pub mod trace;
 #[cfg(feature = "asking")]
 pub mod watched;
 

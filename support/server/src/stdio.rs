@@ -23,7 +23,12 @@ pub fn serve(mut answer: impl FnMut(Frame) -> Option<Reply>) -> ExitCode {
     loop {
         let reply = match jsonrpc::read_frame(&mut input) {
             Ok(Frame::Eof) => break,
-            Ok(frame) => answer(frame),
+            Ok(frame) => {
+                if let Frame::Line(line) = &frame {
+                    crate::trace::log(line);
+                }
+                answer(frame)
+            }
             Err(err) => {
                 eprintln!("{SERVER_NAME}: cannot read stdin: {err}");
                 return ExitCode::FAILURE;

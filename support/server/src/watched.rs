@@ -236,25 +236,29 @@ pub fn serve(
                 let _ = answer(Incoming::Cancelled(target), era, &mut connection);
                 None // A notification never gets a reply.
             }
-            Ok(Frame::Line(line)) => match jsonrpc::parse(&line) {
-                Err(reply) => Some(handshake.for_revision(reply)),
-                Ok(message) => {
-                    remember_capabilities(&message, &handshake, &mut connection);
-                    let era = handshake.era(&message);
-                    match message {
-                        Message::Request { id, method, params } => {
-                            let request = Request {
-                                id: &id,
-                                method: &method,
-                                params,
-                            };
-                            let outcome = answer(Incoming::Request(request), era, &mut connection);
-                            outcome.map(|outcome| Reply::new(id, outcome))
+            Ok(Frame::Line(line)) => {
+                crate::trace::log(&line);
+                match jsonrpc::parse(&line) {
+                    Err(reply) => Some(handshake.for_revision(reply)),
+                    Ok(message) => {
+                        remember_capabilities(&message, &handshake, &mut connection);
+                        let era = handshake.era(&message);
+                        match message {
+                            Message::Request { id, method, params } => {
+                                let request = Request {
+                                    id: &id,
+                                    method: &method,
+                                    params,
+                                };
+                                let outcome =
+                                    answer(Incoming::Request(request), era, &mut connection);
+                                outcome.map(|outcome| Reply::new(id, outcome))
+                            }
+                            other => server.handle(other, era),
                         }
-                        other => server.handle(other, era),
                     }
                 }
-            },
+            }
             Ok(_) => Some(handshake.for_revision(jsonrpc::frame_too_large())),
             Err(err) => {
                 eprintln!("{SERVER_NAME}: cannot read stdin: {err}");

@@ -59,6 +59,8 @@
 //! # recorded: add=03                        channel add records chapter 3's solution
 //! # recorded: notes=05 --notes-dir DIR      server, started with these arguments
 //! #                                         (one line per channel)
+//! # recorded-stderr: notes ch05-prompts: …  text that server's stderr must
+//! #                                         contain (its log; repeatable)
 //! [add] -> {...}                            what the client must send to server add
 //! [add] <- {...}                            what server add answers, sent as soon
 //!                                           as the client frame before it arrived
@@ -262,6 +264,9 @@ pub struct Recorded {
     /// The chapter whose solution is the server: `05`.
     pub chapter: String,
     pub args: Vec<String>,
+    /// Text the real server's stderr must contain, once its stdin closes
+    /// (`# recorded-stderr: CHANNEL TEXT`, repeatable): its log lines.
+    pub stderr: Vec<String>,
 }
 
 #[derive(Debug)]
@@ -393,7 +398,21 @@ impl Transcript {
                     channel: channel.to_string(),
                     chapter: chapter.to_string(),
                     args: words.map(str::to_string).collect(),
+                    stderr: Vec::new(),
                 });
+            }
+            "recorded-stderr" => {
+                let (channel, text) = value.split_once(' ').unwrap_or((value, ""));
+                let recorded = self.recorded.iter_mut().find(|r| r.channel == channel);
+                match recorded {
+                    Some(recorded) if !text.is_empty() => recorded.stderr.push(text.to_string()),
+                    _ => {
+                        return Err(format!(
+                            "write `# recorded-stderr: CHANNEL TEXT` after the channel's \
+                             `# recorded:` line, not {value:?}"
+                        ));
+                    }
+                }
             }
             _ => {} // Any other "word: text" is an ordinary comment.
         }
@@ -534,16 +553,20 @@ mod tests {
     #[test]
     fn reads_host_metadata_and_stdout_lines() {
         let text = "# runner: client\n# env: A=b=c\n# stderr: timed out\n\
-                    # recorded: notes=05 --notes-dir x\n| tools (1):\n|\n";
+                    # recorded: notes=05 --notes-dir x\n# recorded-stderr: notes ch05-prompts: hi\n\
+                    | tools (1):\n|\n";
         let t = Transcript::parse(Path::new("t.wire"), text).unwrap();
         assert_eq!(t.runner, Runner::Client);
         let recorded = Recorded {
             channel: "notes".into(),
             chapter: "05".into(),
             args: vec!["--notes-dir".into(), "x".into()],
+            stderr: vec!["ch05-prompts: hi".into()],
         };
         assert_eq!(t.recorded, [recorded]);
         assert!(Transcript::parse(Path::new("t.wire"), "# recorded: notes\n").is_err());
+        let orphan = "# recorded-stderr: notes hi\n";
+        assert!(Transcript::parse(Path::new("t.wire"), orphan).is_err());
         assert_eq!(t.env, [("A".to_string(), "b=c".to_string())]);
         assert_eq!(t.stderr, ["timed out"]);
         assert_eq!(t.frames[0].direction, Direction::Stdout);

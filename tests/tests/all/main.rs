@@ -68,6 +68,8 @@ mod stateless;
 mod support;
 #[path = "../tasks.rs"]
 mod tasks;
+#[path = "../trace_logs.rs"]
+mod trace_logs;
 #[path = "../workshop.rs"]
 mod workshop;
 

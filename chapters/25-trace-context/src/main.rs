@@ -1,0 +1,144 @@
+//! Chapter 25: trace context. Chapter 24's harness starts one W3C trace
+//! for the run, continued from `TRACEPARENT` or new, and every MCP request
+//! carries it in its `_meta` with a span of its own (`trace.rs`), so that a
+//! server's log line names the trace of the tool call that caused it.
+//! Chapter 24's sandbox comes from `wire_host`.
+
+mod agent;
+mod cli;
+mod delegate;
+mod fence;
+mod trace;
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use agent::{Harness, Log};
+// What chapters 6 to 9 taught, from the `wire-host` crate (`support/host`).
+// Imported here, at the crate's root, so `crate::host` and the like name them
+// in every module.
+use wire_host::model;
+use wire_host::remote::Servers;
+use wire_host::{agents, join, skill_tools, skills, tokens};
+// The hook chapters' given parts: the Bash tool, the hook events' wire
+// shape, the session (support-own modules of `wire-host`, no lesson).
+use wire_host::session::Session;
+use wire_host::{bash, events};
+// What chapters 10 and 11 taught and this chapter uses unchanged.
+use wire_host::hooks;
+use wire_host::matcher::Matcher;
+// What chapter 15 taught and this chapter uses unchanged.
+use wire_host::{discover, harness, retry};
+// What chapters 19 to 23 taught and this chapter uses unchanged.
+use wire_host::{compaction, memory, prompt_cache, retries, served_skills, tool_search};
+use wire_host::{permissions, pins};
+// What chapter 24 taught and this chapter uses unchanged.
+use wire_host::sandbox;
+
+/// The name this program goes by in its messages.
+const PROGRAM: &str = "ch25-trace-context";
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() -> ExitCode {
+    let cli = match cli::parse() {
+        Ok(cli) => cli,
+        Err(status) => return status,
+    };
+    let (mut skills, agents) = agents::load_usable(PROGRAM, &cli.skill_folders, &cli.agent_folders);
+    // Building the tokenizer is pure CPU work: on the blocking pool it
+    // overlaps the servers' start instead of stalling their pipes' tasks.
+    let tokenizer = tokio::task::spawn_blocking(tokens::load);
+    start_trace(&cli.hooks.session_id); // Before the servers: their handshakes carry it.
+    let capabilities = discover::capabilities(cli.answers.sampling);
+    let open = async |name: &str, link| discover::open(name, link, &capabilities, cli.legacy).await;
+    let host = match Servers::start(cli.servers, cli.options, open).await {
+        Ok(host) => host,
+        Err(err) => {
+            eprintln!("{PROGRAM}: {err}");
+            return ExitCode::FAILURE;
+        }
+    };
+    skills.extend(served_skills::list(PROGRAM, &host, &skills).await);
+    let names: Vec<&str> = skills.iter().map(|skill| skill.name.as_str()).collect();
+    let agent_names: Vec<&str> = agents.iter().map(|agent| agent.name.as_str()).collect();
+    let catalogue = skills::catalogue(&skills);
+    host.show();
+    tool_search::set_mode(cli.tool_search);
+    wire_host::show::introduce_rest(&names, &agent_names, &catalogue, &cli.prompt);
+    let _ = tokenizer.await; // Ready before the first turn counts tokens.
+    let opened = Session::with_hooks(PROGRAM, &cli.hooks, &[], compaction::EVENTS, Matcher::parse);
+    let (session, settings) = match opened {
+        Ok(opened) => opened,
+        Err(err) => {
+            host.shutdown().await;
+            eprintln!("{PROGRAM}: {err}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let mut harness = Harness {
+        host,
+        answers: cli.answers.or_root(&session.workdir),
+        skills,
+        agents,
+        model: cli.model,
+        max_turns: cli.max_turns,
+        max_depth: cli.max_depth,
+        max_concurrent: cli.max_concurrent,
+        hooks: hooks::Hooks { settings, session },
+        session_context: Vec::new(),
+        delegate: delegate::start,
+        started: agents::Started::default(),
+    };
+    let outcome = converse(&mut harness, &cli.prompt, cli.hooks.settings.as_deref()).await;
+    harness.host.shutdown().await;
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("{PROGRAM}: {err}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The run's trace (chapter 25), continued from `TRACEPARENT` or new, and
+/// from now on in every request the links send.
+fn start_trace(session_id: &str) {
+    let caller = std::env::var(trace::ENVIRONMENT).ok();
+    println!("{}", trace::start(caller.as_deref(), session_id));
+    wire_host::transport::stamp_requests(trace::stamp);
+}
+
+/// The sandbox (chapter 24), the memory (chapter 21), SessionStart, then
+/// the main conversation: the prompt, the loop, the answer.
+async fn converse(
+    harness: &mut Harness,
+    prompt: &str,
+    settings: Option<&Path>,
+) -> Result<(), String> {
+    let mut log = Log { lines: None };
+    sandbox::start(PROGRAM, settings, &harness.hooks.session)?;
+    memory::load(&harness.hooks.session.workdir);
+    session_start(harness, &mut log).await?;
+    let main_context = agent::main_context(harness);
+    tool_search::show(&main_context.tools);
+    let answer = agent::run(harness, &main_context, prompt, &mut log).await;
+    prompt_cache::show_session();
+    println!("answer: {}", answer?);
+    Ok(())
+}
+
+// ANCHOR: session_start
+/// Fires SessionStart (source `startup`) once, before the first prompt:
+/// what its hooks add goes into the first user message.
+async fn session_start(harness: &mut Harness, log: &mut Log) -> Result<(), String> {
+    let model = harness.model.name();
+    let event = events::Event::SessionStart { model };
+    let (outcome, said) = harness.hooks.fire(&event, None).await;
+    said.into_iter().for_each(|line| log.say(line));
+    if let Some(reason) = outcome.stop {
+        return Err(format!("a SessionStart hook stopped the session: {reason}"));
+    }
+    harness.session_context = outcome.context;
+    Ok(())
+}
+// ANCHOR_END: session_start
