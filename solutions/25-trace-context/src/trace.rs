@@ -43,10 +43,13 @@ static SPANS: AtomicU64 = AtomicU64::new(0);
 /// ignored, the first four read the same way.
 pub fn parse(value: &str) -> Result<TraceParent, String> {
     // GAP(ch25/parse): split at most five ways at '-': version, trace-id,
-    // parent-id, flags, and whatever a later version adds. Check each field
-    // is lowercase hex of its length (2, 32, 16, 2), the version is not
-    // "ff", a version-00 value has nothing after its flags, and neither id
-    // is all zeros; each refusal names its rule.
+    // parent-id, flags, and whatever a later version adds. Refuse, in this
+    // order and with these words: fewer than four ("not four fields
+    // separated by -"); a field that is not lowercase hex of its length
+    // ("the trace-id is not 32 lowercase hex digits", and so for the
+    // version 2, parent-id 16, trace-flags 2); "version ff is invalid"; a
+    // version-00 value with more ("a version-00 value ends after its
+    // trace-flags"); an id of zeros ("the parent-id is all zeros").
     // starter: let _ = (value, is_lower_hex("", 0));
     // starter: Err("TODO(ch25/parse)".to_string())
     let fields: Vec<&str> = value.splitn(5, '-').collect();
