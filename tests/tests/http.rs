@@ -212,6 +212,36 @@ fn sigterm_and_ctrl_c_end_it_cleanly() {
     }
 }
 
+/// Over HTTP too, a request's `_meta.traceparent` is logged and changes
+/// nothing in the answer (chapter 25; `tests/tests/trace_logs.rs` checks
+/// stdio): a valid one as it is, a malformed one as ignored, with its rule.
+#[cfg(unix)]
+#[test]
+fn a_traceparent_is_logged_and_changes_no_answer() {
+    let server = Server::start(&[]);
+    let traced = |value: &str| {
+        let mut call = modern_call(7, "add", json!({ "a": 2, "b": 3 }));
+        call["params"]["_meta"]["traceparent"] = json!(value);
+        call
+    };
+    let valid = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    for value in [
+        valid,
+        "00-4bf92f3577b34da6a3ce929d0e0e4736-0000000000000000-01",
+    ] {
+        let answer = server.post(&call_headers("add"), &traced(value));
+        assert_eq!(answer, response("200 OK", &[], SUM));
+    }
+    let (_, log) = server.stop("-TERM");
+    let wanted = format!(
+        "ch13-http: tools/call 7 traceparent={valid}\n\
+         ch13-http: tools/call 7: traceparent ignored (the parent-id is all zeros): \
+         \"00-4bf92f3577b34da6a3ce929d0e0e4736-0000000000000000-01\"\n\
+         ch13-http: terminated, bye\n"
+    );
+    assert_eq!(log, wanted);
+}
+
 // ANCHOR: scale_out
 /// Two instances on one `--state` folder, and a client that alternates
 /// between them as a round-robin balancer would.
