@@ -61,9 +61,8 @@ fn after_help() -> String {
                       the course's switch, for its tests)
   CLAUDE_CODE_MAX_RETRIES  how often a request the model API refused for a
                       while (429, 529, 5xx) is tried again (default: 10)
-  TRACEPARENT         the caller's W3C trace context: this run's requests
-                      continue its trace (default, or when it is not valid:
-                      a new trace)";
+  TRACEPARENT         the caller's W3C trace context, which this run's
+                      requests continue (unset or not valid: a new trace)";
     format!(
         "{}
 
