@@ -49,10 +49,9 @@ trace NN *FLAGS:
 test:
     cargo test
 
-# Build the book into book/build (regenerates the generated pages first: diffs, views, diagrams, listings, exercises, schedule).
+# Build the book into book/build with mdbook and open it in your browser.
 book:
-    cargo xtask changes
-    mdbook build book
+    cargo xtask book
 
 # Serve the book locally and open it in a browser.
 book-serve:

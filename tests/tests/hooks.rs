@@ -38,8 +38,8 @@ fn solution(number: &str) -> Command {
 /// (the `record` wrapper, `allowlist.sh`, a command that calls it). On a
 /// learner's machine without it the test is skipped with the install line;
 /// under `CI` it fails.
-fn jq_ready() -> bool {
-    tools::ready_for(&Chapter::find("10").expect("chapter 10 exists"))
+fn jq_ready(who: &str) -> bool {
+    tools::ready(&[&tools::JQ], &format!("hooks::{who}"))
 }
 
 /// A fresh, empty folder for one test, removed at its end.
@@ -241,7 +241,7 @@ fn a_hook_script_the_model_can_write_cannot_switch_the_fence_off() {
     // allowed) makes the script let everything through and takes its
     // executable bit; its second deletes a file. The harness runs the hook
     // from the copy it made at start-up, so the second call is blocked.
-    if !jq_ready() {
+    if !jq_ready("a_hook_script_the_model_can_write_cannot_switch_the_fence_off") {
         return;
     }
     let dir = scratch("snapshot");
@@ -418,7 +418,7 @@ fn the_demos_hook_fails_closed_without_jq() {
 
 #[test]
 fn hooks_get_the_project_dir_and_can_read_the_transcript_file() {
-    if !jq_ready() {
+    if !jq_ready("hooks_get_the_project_dir_and_can_read_the_transcript_file") {
         return;
     }
     let dir = scratch("transcript");
@@ -522,7 +522,7 @@ fn allowlist(command: &str) -> assert_cmd::assert::Assert {
 #[cfg(unix)]
 #[test]
 fn the_allowlist_hook_blocks_the_spellings_the_rm_hook_misses() {
-    if !jq_ready() {
+    if !jq_ready("the_allowlist_hook_blocks_the_spellings_the_rm_hook_misses") {
         return;
     }
     allowlist("ls -la").code(0);
@@ -539,7 +539,7 @@ fn the_allowlist_hook_blocks_the_spellings_the_rm_hook_misses() {
 
 #[test]
 fn the_allowlist_hook_refuses_a_command_of_several_lines() {
-    if !jq_ready() {
+    if !jq_ready("the_allowlist_hook_refuses_a_command_of_several_lines") {
         return;
     }
     // The shell runs the second line too; the hook would read only `ls`.
@@ -550,37 +550,19 @@ fn the_allowlist_hook_refuses_a_command_of_several_lines() {
     }
 }
 
-/// util-linux's `script`, which runs a command on a pseudo-terminal of its
-/// own: what a user at a terminal would see comes out of its stdout, and
-/// what it reads on stdin is typed on that terminal. `None` where it is
-/// missing (macOS has a BSD `script` with other flags); CI installs it.
-fn pseudo_terminal() -> Option<Command> {
-    let version = std::process::Command::new("script")
-        .arg("--version")
-        .output()
-        .ok()?;
-    String::from_utf8_lossy(&version.stdout)
-        .contains("util-linux")
-        .then(|| Command::new("script"))
-}
-
 /// What an `ask` looks like from a terminal: the harness runs under a
 /// pseudo-terminal, its stdout sent to a file as a program reading it would
 /// get it, and `typed` is the user's answer. The hook asks about `rm
 /// notes.md`. Checks that the question went to the terminal only; returns
 /// what stdout got, and whether notes.md is still there.
 fn ask_on_a_terminal(name: &str, typed: &str) -> Option<(String, bool)> {
-    if !jq_ready() {
+    if !tools::ready(
+        &[&tools::JQ, &tools::SCRIPT],
+        &format!("hooks::ask_on_a_terminal ({name})"),
+    ) {
         return None;
     }
-    let Some(mut script) = pseudo_terminal() else {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI runs this test: install util-linux's script (Debian, Ubuntu: bsdutils)"
-        );
-        eprintln!("skipped: no util-linux `script` to make a pseudo-terminal with");
-        return None;
-    };
+    let mut script = Command::new("script");
     let chapter = Chapter::find("10").expect("chapter 10 exists");
     let binary = target::build(&chapter.solution_package()).unwrap_or_else(|err| panic!("{err}"));
     let dir = scratch(name);

@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use wire_tests::course::Chapter;
-use wire_tests::run::target;
+use wire_tests::run::{target, tools};
 use wire_tests::scratch::Scratch;
 
 const LIMIT: Duration = Duration::from_secs(30);
@@ -619,18 +619,10 @@ fn refusals_in_a_loop_are_logged_once_per_thousand() {
 /// retry lands on the other instance and gets the first outcome back.
 #[test]
 fn two_instances_behind_nginx_keep_the_retry_guarantee() {
-    let Ok(found) = Command::new("nginx")
-        .arg("-v")
-        .stderr(Stdio::null())
-        .status()
-    else {
-        let problem = "skipped: nginx is not installed (apt-get install -y nginx, or your \
-                       system's package of it)";
-        assert!(std::env::var_os("CI").is_none(), "{problem}");
-        eprintln!("{problem}");
+    let who = "http_limits::two_instances_behind_nginx_keep_the_retry_guarantee";
+    if !tools::ready(&[&tools::NGINX], who) {
         return;
-    };
-    assert!(found.success());
+    }
     let dir = scratch("nginx");
     let state = dir.join("state");
     std::fs::create_dir_all(&state).unwrap();

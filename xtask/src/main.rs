@@ -57,6 +57,7 @@ usage: cargo xtask <command>     (NN: a chapter, written 3, 03 or ch03)
   changes [--check]            regenerate the book's generated pages: \"what changed\" diffs,
                                frame views, sequence diagrams, listings, exercises
                                and the workshop schedule
+  book [--no-open]             build the book (mdbook) and open it in your browser
   book-check                   after `mdbook build book`: no marker shown, solutions folded
   bless [NN]                   rewrite what the programs write in the transcripts (server
                                replies, a host's frames, HTTP responses) from the solutions
@@ -100,6 +101,7 @@ fn main() -> ExitCode {
         Some("hint") => hint::run(rest),
         Some("starters") => starters(rest),
         Some("changes") => changes(rest),
+        Some("book") => book::build(rest),
         Some("book-check") => book::check(),
         Some("bless") => bless(rest),
         Some("bench") if rest.iter().any(|arg| arg == "--http") => bench_http::run(rest),

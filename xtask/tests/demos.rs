@@ -7,6 +7,7 @@
 use std::process::Command;
 
 use wire_tests::course::{self, Chapter};
+use wire_tests::run::tools::{self, Tool};
 
 /// What each chapter's demo must show, in its own closing lines: text that
 /// stdout or stderr must contain. One row per chapter; a new chapter adds
@@ -201,6 +202,18 @@ const DEMOS: &[(&str, &[&str])] = &[
     ),
 ];
 
+/// The demos that run a program outside Rust: without it they cannot
+/// show their lesson, and are skipped with what to install (under `CI`,
+/// they fail). Chapter 10's demo hook reads its input with jq (without it
+/// the hook fails closed and blocks every command); chapter 11's hooks
+/// too; chapters 24 and 25 run Bash in the sandbox.
+const NEEDS: &[(&str, &[&Tool])] = &[
+    ("10", &[&tools::JQ]),
+    ("11", &[&tools::JQ]),
+    ("24", &[&tools::BWRAP]),
+    ("25", &[&tools::BWRAP]),
+];
+
 /// The last line of every stdio server's tour.
 const SERVER_EXITED: &str = "stdin closed; the server exited with exit status: 0.";
 
@@ -227,6 +240,13 @@ fn run_demo(number: &str) -> (bool, String) {
 fn every_demo_shows_what_it_is_for() {
     let mut problems = Vec::new();
     for (number, facts) in DEMOS {
+        let needs = NEEDS
+            .iter()
+            .find(|(row, _)| row == number)
+            .map_or(&[][..], |(_, needs)| *needs);
+        if !tools::ready(needs, &format!("`cargo xtask run {number}`")) {
+            continue;
+        }
         let (success, text) = run_demo(number);
         let missing: Vec<&&str> = facts.iter().filter(|fact| !text.contains(**fact)).collect();
         if !success || !missing.is_empty() {

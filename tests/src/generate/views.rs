@@ -1095,6 +1095,7 @@ fn caption(chapter: &Chapter, transcript: &Transcript, raw: &str) -> String {
                         | "workdir"
                         | "home"
                         | "unprivileged"
+                        | "needs"
                         | "state"
                 )
             )

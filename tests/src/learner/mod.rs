@@ -9,9 +9,9 @@ use std::fs;
 use crate::book;
 use crate::course::{self, Chapter};
 use crate::generate::gaps::{self, Gap};
-use crate::run::runner;
 use crate::run::target::{Kind, Target};
 use crate::run::transcript::Transcript;
+use crate::run::{runner, tools};
 
 pub mod hints;
 
@@ -41,9 +41,12 @@ pub struct ChapterCheck {
     pub target_label: String,
     /// The build failed: nothing ran. Shown once, in full.
     pub build_error: Option<String>,
-    /// A program the chapter needs is not installed (`jq`): nothing ran,
-    /// and no gap is blamed. What to install.
+    /// A program some scenarios need is not installed (`jq`): what to
+    /// install. Those scenarios did not run (`not_run`), and no gap is
+    /// blamed for them.
     pub missing_tools: Option<String>,
+    /// The scenarios left out for a missing program.
+    pub not_run: Vec<String>,
     /// Each scenario that ran, with its report when it failed.
     pub results: Vec<(String, Result<(), String>)>,
     /// The learner's gaps (empty for `--bin`, where there is no source).
@@ -253,16 +256,23 @@ pub fn check(
     scenarios: &[String],
     stretch: bool,
 ) -> ChapterCheck {
-    let missing = crate::run::tools::missing_for(chapter);
-    if !missing.is_empty() {
-        let messages: Vec<String> = missing.iter().map(|tool| tool.missing_message()).collect();
+    // A scenario whose programs are missing is not run: it would fail
+    // whatever the gaps hold, and blame them.
+    let (runnable, not_run): (Vec<String>, Vec<String>) =
+        scenarios.iter().cloned().partition(|scenario| {
+            Transcript::load(&chapter.transcript_path(scenario))
+                .is_ok_and(|transcript| tools::missing(&transcript.needs).is_empty())
+        });
+    let missing_tools = missing_tools(chapter, &not_run);
+    if runnable.is_empty() && missing_tools.is_some() {
         return ChapterCheck {
             chapter: chapter.clone(),
             stretch,
             target_label: target
                 .map_or(format!("your crate chapters/{}", chapter.dir), |t| t.label),
             build_error: None,
-            missing_tools: Some(messages.join("\n")),
+            missing_tools,
+            not_run,
             results: Vec::new(),
             gaps: Vec::new(),
         };
@@ -276,12 +286,13 @@ pub fn check(
                 target_label: format!("your crate chapters/{}", chapter.dir),
                 build_error: Some(error),
                 missing_tools: None,
+                not_run: Vec::new(),
                 results: Vec::new(),
                 gaps: gap_checks(chapter, &[], stretch),
             };
         }
     };
-    let results: Vec<(String, Result<(), String>)> = scenarios
+    let results: Vec<(String, Result<(), String>)> = runnable
         .iter()
         .map(|scenario| {
             let result = Transcript::load(&chapter.transcript_path(scenario))
@@ -307,10 +318,26 @@ pub fn check(
         stretch,
         target_label: target.label,
         build_error: None,
-        missing_tools: None,
+        missing_tools,
+        not_run,
         results,
         gaps,
     }
+}
+
+/// What to install for the scenarios of `not_run`: each missing program
+/// once, with every system's line.
+fn missing_tools(chapter: &Chapter, not_run: &[String]) -> Option<String> {
+    let needs: Vec<&'static tools::Tool> = not_run
+        .iter()
+        .filter_map(|scenario| Transcript::load(&chapter.transcript_path(scenario)).ok())
+        .flat_map(|transcript| transcript.needs)
+        .collect();
+    let lines: Vec<String> = tools::missing(&needs)
+        .iter()
+        .map(|tool| tool.missing_message())
+        .collect();
+    (!lines.is_empty()).then(|| lines.join("\n  "))
 }
 
 /// The chapter's gaps, or with `stretch` its stretch exercises.
@@ -457,7 +484,10 @@ pub fn summary(check: &ChapterCheck) -> String {
     if !check.gaps.is_empty() {
         text.push('\n');
     }
-    if let Some(missing) = &check.missing_tools {
+    if let Some(missing) = &check.missing_tools
+        && check.results.is_empty()
+        && check.build_error.is_none()
+    {
         return text + &format!("  no scenario ran: {missing}\n");
     }
     match &check.build_error {
@@ -479,6 +509,12 @@ pub fn summary(check: &ChapterCheck) -> String {
             } else {
                 text += &format!("; failing: {}\n", failing.join(", "));
             }
+            if let Some(missing) = &check.missing_tools {
+                text += &format!(
+                    "  not run: {}, for a missing program: {missing}\n",
+                    check.not_run.join(", ")
+                );
+            }
         }
     }
     text
@@ -499,15 +535,16 @@ pub fn report(check: &ChapterCheck) -> String {
 /// next chapter.
 pub fn next_step(check: &ChapterCheck) -> String {
     let chapter = &check.chapter;
-    if check.missing_tools.is_some() {
-        return format!(
-            "next: install what is missing, then `cargo xtask check {:02}` again; your gaps are not to blame.",
-            chapter.number
-        );
-    }
     if check.build_error.is_some() {
         return format!(
             "next: make your crate build (cargo's errors are above), then `cargo xtask check {:02}` again.",
+            chapter.number
+        );
+    }
+    // The scenarios that ran pass: what is left needs the program.
+    if check.missing_tools.is_some() && check.passed() == check.results.len() {
+        return format!(
+            "next: install what is missing, then `cargo xtask check {:02}` again; your gaps are not to blame.",
             chapter.number
         );
     }
@@ -643,6 +680,7 @@ mod tests {
             target_label: "your crate".into(),
             build_error: None,
             missing_tools: None,
+            not_run: Vec::new(),
             results,
             gaps,
         }

@@ -11,7 +11,7 @@
 //! - [`http_runner`] drives a server over HTTP (`# runner: http`);
 //! - [`capture`] binds an opaque value a server sends (`{state}`) for the
 //!   frames that send it back;
-//! - [`tools`] checks the programs outside Rust a chapter needs (`jq`);
+//! - [`tools`] checks the programs outside Rust a scenario needs (`# needs: jq`);
 //! - [`unprivileged`] runs a sandbox scenario as user nobody when the tests
 //!   run as root.
 //!
@@ -46,7 +46,8 @@ fn check_built(chapter: &str, scenario: &str, stretch: bool) {
     let chapter = course::Chapter::find(chapter).unwrap_or_else(|err| panic!("{err}"));
     let transcript = transcript::Transcript::load(&chapter.transcript_path(scenario))
         .unwrap_or_else(|err| panic!("{err}"));
-    if !tools::ready_for(&chapter) {
+    let who = format!("{}/{scenario}", chapter.id());
+    if !tools::ready(&transcript.needs, &who) {
         return; // Skipped on a learner's machine, with what to install.
     }
     let target = target::Target::from_env(&chapter, stretch).unwrap_or_else(|err| panic!("{err}"));

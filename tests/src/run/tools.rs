@@ -1,24 +1,36 @@
-//! The programs outside Rust that a chapter needs, checked rather than
-//! assumed: `cargo xtask check NN` names a missing one (and how to install
-//! it) instead of blaming a gap, and a scenario that needs one skips on a
-//! learner's machine with the same sentence, but fails under `CI`, where
-//! everything must run. README.md and book/src/how-to-use.md list the same
+//! The programs outside Rust that some tests need, checked rather than
+//! assumed. A scenario names what it needs in its header (`# needs: bwrap
+//! curl`); a test in `tests/tests/` asks [`ready`] itself. On a learner's
+//! machine a test whose program is missing is skipped, and says so on a
+//! line of its own that shows in a passing run (`skipped: bwrap is not
+//! installed (install: …): ch25/tour and every other test that needs
+//! bwrap`, once per program); under `CI`, where
+//! everything must run, it fails instead. `cargo xtask check NN` runs the
+//! scenarios it can, and names what to install for the others instead of
+//! blaming a gap. README.md and book/src/how-to-use.md list the same
 //! programs with the same install lines.
 
+use std::io::Write;
 use std::process::{Command, Stdio};
+use std::sync::Mutex;
 
 use crate::course::Chapter;
 
 /// One external program.
+#[derive(Debug)]
 pub struct Tool {
-    /// The command's name on `PATH`.
+    /// Its name in `# needs:` lines and in every message.
     pub name: &'static str,
-    /// What needs it, for the message.
-    pub why: &'static str,
-    /// The chapters whose scenarios run it.
-    pub chapters: &'static [u32],
+    /// The commands on `PATH` that are this program, the first that
+    /// answers its probe is used (skills-ref 0.1.1 installs `agentskills`).
+    commands: &'static [&'static str],
     /// Arguments that make it print something and exit 0 when it is there.
     probe: &'static [&'static str],
+    /// Text its probe must print (stdout or stderr), where a program of
+    /// the same name is not the one meant (BSD `script` is not util-linux's).
+    probe_says: Option<&'static str>,
+    /// What needs it, for `cargo xtask check`'s message.
+    pub why: &'static str,
     /// How to install it: Debian and Ubuntu (tried here), then Fedora,
     /// macOS and Windows (documented, not tried here).
     pub install: [(&'static str, &'static str); 4],
@@ -29,9 +41,10 @@ pub struct Tool {
 /// and the hook scenarios of 15, 22, 23 and 24).
 pub const JQ: Tool = Tool {
     name: "jq",
-    why: "chapter 10's hooks and the wrapper that records the hooks of chapters 10, 11, 15, 22, 23 and 24",
-    chapters: &[10, 11, 15, 22, 23, 24],
+    commands: &["jq"],
     probe: &["--version"],
+    probe_says: None,
+    why: "chapter 10's hooks and the wrapper that records the hooks of chapters 10, 11, 15, 22, 23 and 24",
     install: [
         ("Debian/Ubuntu", "sudo apt-get install jq"),
         ("Fedora", "sudo dnf install jq"),
@@ -45,8 +58,7 @@ pub const JQ: Tool = Tool {
 /// unprivileged user namespaces are off counts as one without it.
 pub const BWRAP: Tool = Tool {
     name: "bwrap",
-    why: "chapter 24's sandbox (and a kernel that lets it make user namespaces)",
-    chapters: &[24],
+    commands: &["bwrap"],
     probe: &[
         "--ro-bind",
         "/",
@@ -60,6 +72,9 @@ pub const BWRAP: Tool = Tool {
         "--",
         "true",
     ],
+    probe_says: None,
+    why: "chapter 24's sandbox, which chapter 25's demo runs its script in (and a kernel that \
+          lets it make user namespaces)",
     install: [
         ("Debian/Ubuntu", "sudo apt-get install bubblewrap"),
         ("Fedora", "sudo dnf install bubblewrap"),
@@ -75,9 +90,10 @@ pub const BWRAP: Tool = Tool {
 /// network with, as a model's command would.
 pub const CURL: Tool = Tool {
     name: "curl",
-    why: "chapter 24's measure of a fence and its proxy test",
-    chapters: &[24],
+    commands: &["curl"],
     probe: &["--version"],
+    probe_says: None,
+    why: "chapter 24's measure of a fence and its proxy test",
     install: [
         ("Debian/Ubuntu", "sudo apt-get install curl"),
         ("Fedora", "sudo dnf install curl"),
@@ -86,23 +102,98 @@ pub const CURL: Tool = Tool {
     ],
 };
 
-/// Every program a chapter's scenarios need (the pty tests' `script` is
-/// checked where it is used, in tests/tests/hooks.rs).
-pub const ALL: [&Tool; 3] = [&JQ, &BWRAP, &CURL];
+/// `nginx`: the load balancer in front of chapter 13's two instances.
+pub const NGINX: Tool = Tool {
+    name: "nginx",
+    commands: &["nginx"],
+    probe: &["-v"],
+    probe_says: None,
+    why: "chapter 13's two instances behind a real load balancer (tests/tests/http_limits.rs)",
+    install: [
+        ("Debian/Ubuntu", "sudo apt-get install nginx"),
+        ("Fedora", "sudo dnf install nginx"),
+        ("macOS", "brew install nginx"),
+        ("Windows", "none: run the test in WSL 2"),
+    ],
+};
+
+/// util-linux's `script`: a pseudo-terminal for chapter 10's `ask`.
+pub const SCRIPT: Tool = Tool {
+    name: "script",
+    commands: &["script"],
+    probe: &["--version"],
+    probe_says: Some("util-linux"),
+    why: "chapter 10's terminal tests (`ask`, in tests/tests/hooks.rs)",
+    install: [
+        ("Debian/Ubuntu", "sudo apt-get install bsdutils"),
+        ("Fedora", "sudo dnf install util-linux-script"),
+        ("macOS", "none: macOS's BSD script differs"),
+        ("Windows", "none"),
+    ],
+};
+
+/// The Agent Skills reference validator, beside chapter 8's own check.
+pub const SKILLS_REF: Tool = Tool {
+    name: "skills-ref",
+    commands: &["agentskills", "skills-ref"],
+    probe: &["--help"],
+    probe_says: None,
+    why: "chapter 8's skills compared with the reference validator (tests/tests/skills.rs)",
+    install: [
+        ("Debian/Ubuntu", "python3 -m pip install skills-ref==0.1.1"),
+        ("Fedora", "python3 -m pip install skills-ref==0.1.1"),
+        ("macOS", "python3 -m pip install skills-ref==0.1.1"),
+        ("Windows", "python3 -m pip install skills-ref==0.1.1"),
+    ],
+};
+
+/// Every program a test may need: the names `# needs:` takes.
+pub const ALL: [&Tool; 6] = [&JQ, &BWRAP, &CURL, &NGINX, &SCRIPT, &SKILLS_REF];
+
+/// The program called `name` in a `# needs:` line.
+pub fn named(name: &str) -> Option<&'static Tool> {
+    ALL.into_iter().find(|tool| tool.name == name)
+}
 
 impl Tool {
-    /// Whether the program starts and answers its probe.
-    pub fn installed(&self) -> bool {
-        Command::new(self.name)
-            .args(self.probe)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .is_ok_and(|status| status.success())
+    /// The command that is this program here, if one answers its probe.
+    pub fn command(&self) -> Option<&'static str> {
+        self.commands.iter().copied().find(|command| {
+            Command::new(command)
+                .args(self.probe)
+                .stdin(Stdio::null())
+                .output()
+                .is_ok_and(|output| {
+                    output.status.success()
+                        && self.probe_says.is_none_or(|text| {
+                            String::from_utf8_lossy(&output.stdout).contains(text)
+                                || String::from_utf8_lossy(&output.stderr).contains(text)
+                        })
+                })
+        })
     }
 
-    /// `jq is not installed: sudo apt-get install jq (Debian/Ubuntu), …`.
+    /// Whether the program starts and answers its probe.
+    pub fn installed(&self) -> bool {
+        self.command().is_some()
+    }
+
+    /// How to install it on this system.
+    pub fn install_line(&self) -> &'static str {
+        self.install[system()].1
+    }
+
+    /// `bwrap is not installed (install: sudo apt-get install bubblewrap)`.
+    pub fn not_installed(&self) -> String {
+        format!(
+            "{} is not installed (install: {})",
+            self.name,
+            self.install_line()
+        )
+    }
+
+    /// `jq is not installed: sudo apt-get install jq (Debian/Ubuntu); …. It
+    /// is needed by …`: every system's line, for `cargo xtask check`.
     pub fn missing_message(&self) -> String {
         let lines: Vec<String> = self
             .install
@@ -122,31 +213,90 @@ impl Tool {
     }
 }
 
-/// The programs `chapter` needs that are not installed.
-pub fn missing_for(chapter: &Chapter) -> Vec<&'static Tool> {
-    ALL.into_iter()
-        .filter(|tool| tool.chapters.contains(&chapter.number))
-        .filter(|tool| !tool.installed())
-        .collect()
+/// Which of `Tool::install`'s lines fits this machine: 0 Debian and
+/// Ubuntu (and any other Linux), 1 Fedora and its kin, 2 macOS, 3 Windows.
+fn system() -> usize {
+    if cfg!(target_os = "macos") {
+        return 2;
+    }
+    if cfg!(windows) {
+        return 3;
+    }
+    let release = std::fs::read_to_string("/etc/os-release").unwrap_or_default();
+    let fedora = release.lines().any(|line| {
+        (line.starts_with("ID=") || line.starts_with("ID_LIKE="))
+            && ["fedora", "rhel", "centos"]
+                .iter()
+                .any(|name| line.contains(name))
+    });
+    usize::from(fedora)
 }
 
-/// For a test that needs `chapter`'s programs: `true` when they are all
-/// installed. Otherwise it panics under `CI` (where every test must run)
-/// and, on a learner's machine, says what is missing and returns `false`
-/// (the test is skipped).
-pub fn ready_for(chapter: &Chapter) -> bool {
-    let missing = missing_for(chapter);
+/// The programs of `needs` that are not installed.
+pub fn missing(needs: &[&'static Tool]) -> Vec<&'static Tool> {
+    let mut missing: Vec<&'static Tool> = Vec::new();
+    for tool in needs {
+        if !missing.iter().any(|known| known.name == tool.name) && !tool.installed() {
+            missing.push(tool);
+        }
+    }
+    missing
+}
+
+/// For a test that needs `needs`: `true` when they are all installed.
+/// Otherwise it fails under `CI` (where every test must run) and, on a
+/// learner's machine, returns `false` (the test is skipped) after the
+/// first test to miss a program has written, once per program and run,
+/// `skipped: jq is not installed (install: …): WHO and every other test
+/// that needs it`.
+///
+/// The line goes straight to the process's stderr, past the test
+/// harness's capture (which takes only `print!` and `eprint!`), so that
+/// it shows in a passing run: a skip nobody sees is a test that silently
+/// stopped testing. Once per program, so that the line stands out.
+pub fn ready(needs: &[&'static Tool], who: &str) -> bool {
+    let missing = missing(needs);
     if missing.is_empty() {
         return true;
     }
-    let messages: Vec<String> = missing.iter().map(|tool| tool.missing_message()).collect();
+    let names: Vec<String> = missing.iter().map(|tool| tool.not_installed()).collect();
     assert!(
         !crate::generate::starters::strict(),
-        "CI runs every scenario: {}",
-        messages.join(" ")
+        "CI runs every test: {}: {who} needs {}",
+        names.join("; "),
+        if missing.len() == 1 { "it" } else { "them" }
     );
-    eprintln!("skipped: {}", messages.join(" "));
+    // Process-wide by nature: the programs this test process has already
+    // said are missing.
+    static SAID: Mutex<Vec<&str>> = Mutex::new(Vec::new());
+    let mut said = SAID.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    for tool in missing {
+        if !said.contains(&tool.name) {
+            said.push(tool.name);
+            let line = format!(
+                "skipped: {}: {who} and every other test that needs {}\n",
+                tool.not_installed(),
+                tool.name
+            );
+            let _ = std::io::stderr().lock().write_all(line.as_bytes());
+        }
+    }
     false
+}
+
+/// The programs `chapter`'s scenarios (its stretch scenarios too) need
+/// that are not installed, each once.
+pub fn missing_for(chapter: &Chapter) -> Vec<&'static Tool> {
+    let needs: Vec<&'static Tool> = chapter
+        .scenarios()
+        .into_iter()
+        .chain(chapter.stretch_scenarios())
+        .filter_map(|scenario| {
+            crate::run::transcript::Transcript::load(&chapter.transcript_path(&scenario)).ok()
+        })
+        .flat_map(|transcript| transcript.needs)
+        .collect();
+    missing(&needs)
 }
 
 #[cfg(test)]
@@ -164,9 +314,34 @@ mod tests {
             "{message}"
         );
         let absent = Tool {
-            name: "wire-no-such-program",
+            commands: &["wire-no-such-program"],
             ..JQ
         };
         assert!(!absent.installed());
+    }
+
+    #[test]
+    fn every_program_is_found_by_its_name() {
+        for tool in ALL {
+            assert_eq!(named(tool.name).map(|found| found.name), Some(tool.name));
+        }
+        assert!(named("wire-no-such-program").is_none());
+    }
+
+    #[test]
+    fn a_program_of_the_same_name_that_does_not_say_what_the_probe_wants_is_not_it() {
+        // `sh -c true` answers, but prints nothing a probe could want.
+        let impostor = Tool {
+            commands: &["sh"],
+            probe: &["-c", "echo BSD"],
+            probe_says: Some("util-linux"),
+            ..SCRIPT
+        };
+        assert!(!impostor.installed());
+        let real = Tool {
+            probe: &["-c", "echo util-linux 2.38"],
+            ..impostor
+        };
+        assert!(real.installed());
     }
 }

@@ -14,6 +14,9 @@
 //!                                           a host's working folder, with its memory files)
 //! # home: tests/fixtures/DIR                (host) copied into the run's fresh HOME, `{home}`
 //! # state: removed                          (HTTP) --state a folder removed once the server listens
+//! # needs: bwrap curl                       programs outside Rust it runs (`tools::ALL`):
+//!                                           without one, the scenario is skipped and says
+//!                                           what to install (under `CI`, it fails)
 //! -> {"jsonrpc":"2.0","id":1,"method":"ping"}    client to server: the text, then "\n"
 //! <- {"jsonrpc":"2.0","id":1,"result":{}}        server to client
 //! ->! 0xff 0xfe "{}\n"                           exact bytes: JSON strings, 0xHH bytes,
@@ -95,6 +98,8 @@
 
 use std::fmt;
 use std::path::{Path, PathBuf};
+
+use super::tools;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Direction {
@@ -218,6 +223,9 @@ pub struct Transcript {
     /// `# unprivileged: yes`: when the tests run as root, run the program
     /// as user nobody (`unprivileged`): chapter 24's sandbox scenarios.
     pub unprivileged: bool,
+    /// `# needs: bwrap curl`: the programs outside Rust this scenario runs
+    /// (`tools::ALL`), without which it is skipped.
+    pub needs: Vec<&'static tools::Tool>,
     /// `# bless: lockstep`: bless the server's frames from one run in
     /// lockstep, with the transcript's line counts, instead of replaying
     /// prefixes: for frames that depend on when the client sends (a cancel
@@ -304,6 +312,7 @@ impl Transcript {
             revision: None,
             pipelined: false,
             unprivileged: false,
+            needs: Vec::new(),
             bless_lockstep: false,
             args: Vec::new(),
             exit: 0,
@@ -359,6 +368,18 @@ impl Transcript {
             }
             "pipelined" => self.pipelined = choice(key, value, ["yes", "no"])?,
             "unprivileged" => self.unprivileged = choice(key, value, ["yes", "no"])?,
+            "needs" => {
+                for name in value.split_whitespace() {
+                    let tool = tools::named(name).ok_or_else(|| {
+                        let known: Vec<&str> = tools::ALL.iter().map(|tool| tool.name).collect();
+                        format!(
+                            "`# needs:` names {name:?}, which is none of {}",
+                            known.join(", ")
+                        )
+                    })?;
+                    self.needs.push(tool);
+                }
+            }
             "bless" => self.bless_lockstep = choice(key, value, ["lockstep", "prefixes"])?,
             "revision" => self.revision = Some(value.to_string()),
             "args" => self.args = value.split_whitespace().map(str::to_string).collect(),
