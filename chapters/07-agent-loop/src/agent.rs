@@ -74,9 +74,17 @@ fn request_body(model: &str, tools: &[Value], messages: &[Value]) -> Value {
 /// Runs one `tool_use` block and returns its `tool_result` block. Every
 /// failure goes back to the model, marked is_error, so it can recover:
 /// a tool it made up, arguments the server refused, a tool that failed.
-async fn run_tool(host: &Host, call: &ToolUse) -> Block {
+async fn run_tool(host: &Host, tools: &[Value], call: &ToolUse) -> Block {
     let name = &call.name;
-    let outcome = host.call_tool(name, call.input.clone()).await;
+    // Only the tools the model was given run, whatever it asks for: a
+    // server may hold a tool that was not offered (a name the API refuses).
+    let offered = tools.iter().any(|tool| tool["name"] == *name);
+    let outcome = match offered {
+        true => host.call_tool(name, call.input.clone()).await,
+        false => Err(format!(
+            "there is no tool named {name:?} here: call one of the tools you were given"
+        )),
+    };
     // TODO(ch07/tool-result): turn the outcome into a tool_result block
     // for this call's id: the text of the content, and is_error: true when
     // the call failed or the result says isError.
