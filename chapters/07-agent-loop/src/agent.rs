@@ -1,107 +1,150 @@
-//! The agent loop, and the few helpers it leans on: the tools as the model
-//! sees them, the request body, and running one tool call through MCP.
+//! The agent loop, and the few helpers it leans on: the request body, and
+//! running one tool call. Every question the loop asks on its way (which
+//! tools? what does a request carry, and how is it sent? may this call
+//! run? how does it run? may the turn end?) is a seam: a method of the
+//! harness (`wire_host::seams`), which asks its extensions. In this
+//! chapter the only extension is the MCP servers' tools (`mcp.rs`); later
+//! chapters add theirs, and the loop stays as it is.
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
-use crate::PROGRAM;
-use crate::model::{MAIN, Model};
 use crate::tokens;
-use wire_host::host::Host;
-use wire_host::messages::{Block, Reply, ToolResult, ToolUse};
+use wire_host::messages::{Block, Reply, ToolResult, ToolUse, message};
+use wire_host::seams::{Call, Context, Done, Gate, Harness, Outcome, Run};
+use wire_host::show::{self, Log};
 
-/// What the model is told about its situation, in every request.
-const SYSTEM: &str = "You are a careful assistant. Use the tools for arithmetic.";
 /// The most tokens one reply may use; the API requires a limit.
-const MAX_TOKENS: u32 = 1024;
+pub const MAX_TOKENS: u32 = 1024;
+
+/// The model's final answer, or why the run ended without one.
+pub type Answer = Result<String, String>;
 
 // ANCHOR: agent_loop
-pub async fn run(host: &Host, model: &Model, prompt: &str, cap: u32) -> Result<String, String> {
-    // TODO(ch07/loop): the loop: send the conversation, read the reply
-    // (read_reply refuses a malformed or cut-off one), stop when it asks
-    // for no tool, otherwise run every tool_use and send the results back
-    // as one user message; give up after `cap` turns.
+pub async fn run(harness: &Harness<'_>, context: Context, prompt: &str, log: &mut Log) -> Answer {
+    // TODO(ch07/loop): the loop. The conversation starts with the harness's
+    // opening; each turn sends it whole (next_request builds it, the
+    // harness sends it, read_reply refuses a malformed or cut-off reply)
+    // and keeps the reply. A reply that asks for no tool is the answer,
+    // unless the harness says the turn may not end yet (then its message
+    // goes in, and the loop goes on); one that asks for tools gets all
+    // their results back in one user message. Every message goes in
+    // through harness.remember. After `cap` turns, give up with the error
+    // the turn_cap scenario shows.
+    let _ = (harness, context, log, next_request, run_calls, read_reply);
     Err(format!("TODO(ch07/loop): nothing answers {prompt:?} yet"))
     // END(ch07/loop)
 }
 // ANCHOR_END: agent_loop
 
-// ANCHOR: tool_definitions
-/// The catalogue as the model sees it: the qualified name, the server's
-/// description, and its inputSchema renamed to input_schema.
-pub fn tool_definitions(host: &Host) -> Vec<Value> {
-    // TODO(ch07/tool-definitions): one Messages API tool per catalogue
-    // entry whose name the API accepts: name (qualified), description,
-    // input_schema.
-    todo!(
-        "ch07/tool-definitions: one Messages API tool per catalogue entry whose name the API accepts: name (qualified), description, input_schema."
-    )
-    // END(ch07/tool-definitions)
+/// The next request: a fresh context first when a server's tools changed
+/// (chapter 15); the conversation as the extensions leave it (compacted,
+/// chapter 22) in a request body, with what they add to it (cache marks,
+/// chapter 20); shown, with what it costs.
+async fn next_request(
+    harness: &Harness<'_>,
+    context: &mut Context,
+    messages: &mut Vec<Value>,
+    turn: u32,
+    log: &mut Log,
+) -> Result<Value, String> {
+    if let Some(fresh) = harness.refreshed(context).await {
+        *context = fresh;
+    }
+    harness.prepare(context, messages, turn, log).await?;
+    let mut request = request_body(context, messages);
+    harness.carry(context, messages, turn, &mut request);
+    show_request(turn, &request, log);
+    Ok(request)
 }
 
-/// The Messages API takes tool names of 1 to 64 ASCII letters, digits,
-/// `_` and `-`. MCP allows more (dots, up to 128 characters), so a name
-/// that does not fit is left out, with a warning: one bad name would
-/// make the API refuse every request.
-fn fits_the_api(name: &str) -> bool {
-    let fits = (1..=64).contains(&name.len())
-        && name
-            .bytes()
-            .all(|byte| byte.is_ascii_alphanumeric() || byte == b'_' || byte == b'-');
-    if !fits {
-        eprintln!(
-            "{PROGRAM}: not offering {name:?} to the model: a Messages API tool name is \
-             1 to 64 of a-z, A-Z, 0-9, _ and -"
-        );
+/// Runs the calls of one reply, as the harness runs them together (one
+/// after the other here; chapter 9 runs them at the same time), and
+/// returns their results in the order the model asked for them; or why
+/// the run stops, when a call stopped it (a hook's `continue: false`,
+/// chapter 10).
+async fn run_calls(
+    harness: &Harness<'_>,
+    context: &Context,
+    request: &Value,
+    reply: &Reply,
+    log: &mut Log,
+) -> Result<Vec<Block>, String> {
+    let runs: Vec<Run<'_, Done>> = (reply.tool_uses().into_iter())
+        .map(|call| Box::pin(run_tool(harness, context, request, call)) as Run<'_, _>)
+        .collect();
+    let mut results = Vec::new();
+    let mut stop = None;
+    for (result, call) in harness.join(runs).await {
+        call.lines.into_iter().for_each(|line| log.say(line));
+        results.push(result);
+        stop = stop.or(call.stop);
     }
-    fits
+    match stop {
+        Some(reason) => Err(format!("a hook stopped the run: {reason}")),
+        None => Ok(results),
+    }
 }
-// ANCHOR_END: tool_definitions
 
 // ANCHOR: request_body
 /// A Messages API request: the whole conversation, every time.
-fn request_body(model: &str, tools: &[Value], messages: &[Value]) -> Value {
-    json!({
-        "model": model,
+pub fn request_body(context: &Context, messages: &[Value]) -> Value {
+    serde_json::json!({
+        "model": context.model,
         "max_tokens": MAX_TOKENS,
-        "system": SYSTEM,
-        "tools": tools,
+        "system": context.system,
+        "tools": context.tools,
         "messages": messages,
     })
 }
 // ANCHOR_END: request_body
 
 // ANCHOR: run_tool
-/// Runs one `tool_use` block and returns its `tool_result` block. Every
-/// failure goes back to the model, marked is_error, so it can recover:
-/// a tool it made up, arguments the server refused, a tool that failed.
-async fn run_tool(host: &Host, tools: &[Value], call: &ToolUse) -> Block {
-    let name = &call.name;
-    // Only the tools the model was given run, whatever it asks for: a
-    // server may hold a tool that was not offered (a name the API refuses).
-    let offered = tools.iter().any(|tool| tool["name"] == *name);
-    let outcome = match offered {
-        true => host.call_tool(name, call.input.clone()).await,
-        false => Err(format!(
-            "there is no tool named {name:?} here: call one of the tools you were given"
-        )),
+/// Runs one `tool_use` block through the harness and returns its
+/// `tool_result` block. Only a tool the request sent runs; the gate may
+/// refuse it; every failure goes back to the model, marked is_error, so
+/// it can recover: a tool it made up, arguments the server refused, a
+/// tool that failed, a call a fence refused.
+async fn run_tool(
+    harness: &Harness<'_>,
+    context: &Context,
+    request: &Value,
+    tool_use: &ToolUse,
+) -> Done {
+    let mut call = Call::new(tool_use);
+    let sent = request["tools"].as_array().into_iter().flatten();
+    let outcome = if !sent.into_iter().any(|tool| tool["name"] == *call.name()) {
+        Err(harness.not_sent(context, call.name()))
+    } else {
+        match harness.gate(context, &mut call).await {
+            Gate::Refuse(why) => Err(why),
+            Gate::Run => {
+                let outcome = harness.run(context, &mut call).await;
+                harness.after(context, &mut call, outcome).await
+            }
+        }
     };
+    finish(harness, call, outcome)
+}
+
+/// The `tool_result` block of a call's outcome, and the call with its
+/// line added: `tool` or `error`, its name, its input and the text.
+fn finish(harness: &Harness<'_>, mut call: Call, outcome: Outcome) -> Done {
     // TODO(ch07/tool-result): turn the outcome into a tool_result block
     // for this call's id: the text of the content, and is_error: true when
     // the call failed or the result says isError.
     let _ = outcome;
     let (text, is_error) = ("TODO(ch07/tool-result)".to_string(), true);
     // END(ch07/tool-result)
-    println!(
-        "  {} {name} {} -> {text}",
-        if is_error { "error" } else { "tool" },
-        call.input
-    );
-    ToolResult::of(call, text, is_error)
+    let (name, input) = (call.name(), &call.tool_use.input);
+    let long = harness.long(name);
+    let line = show::tool_call(name, input, &text, is_error, long);
+    call.lines.push(line);
+    (ToolResult::of(&call.tool_use, text, is_error), call)
 }
 // ANCHOR_END: run_tool
 
 /// The text blocks of an MCP tool result's content, joined by newlines.
-fn text_of(content: &Value) -> String {
+pub fn text_of(content: &Value) -> String {
     let texts: Vec<&str> = content
         .as_array()
         .into_iter()
@@ -113,31 +156,31 @@ fn text_of(content: &Value) -> String {
 
 // ANCHOR: show
 /// One line per turn: what the request costs, in tokens.
-fn show_request(turn: u32, request: &Value) {
+fn show_request(turn: u32, request: &Value, log: &mut Log) {
     let text = request.to_string();
     let messages = request["messages"].as_array().map_or(0, Vec::len);
-    println!(
+    log.say(format!(
         "turn {turn}: sending {messages} messages, {} bytes: {} tokens (cl100k_base), ~{} by the 4-characters rule",
         text.len(),
         tokens::count(&text),
         tokens::rough(&text)
-    );
+    ));
 }
 
 /// Reads the reply (`Reply::read`, in wire-host: a reply without a list of
-/// blocks it knows is not a reply), prints what the model said, and
-/// returns it. One cut off at max_tokens may end inside a tool_use block,
-/// so none of its calls runs.
-fn read_reply(body: &Value) -> Result<Reply, String> {
+/// blocks it knows is not a reply), says what the model said, and returns
+/// it. One cut off at max_tokens may end inside a tool_use block, so none
+/// of its calls runs.
+fn read_reply(body: &Value, log: &mut Log) -> Result<Reply, String> {
     let reply = Reply::read(body)?;
     for block in &reply.content {
         if let Block::Text { text } = block {
-            println!("  model: {text}");
+            log.say(format!("  model: {text}"));
         }
     }
     let stop = reply.stop_reason.as_deref().unwrap_or("?");
     let calls = reply.tool_uses().len();
-    println!("  stop_reason {stop}, {calls} tool call(s)");
+    log.say(format!("  stop_reason {stop}, {calls} tool call(s)"));
     if stop == "max_tokens" {
         return Err(format!(
             "the reply was cut off at max_tokens ({MAX_TOKENS}); its tool calls may be \

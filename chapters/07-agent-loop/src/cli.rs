@@ -1,9 +1,10 @@
 //! The command line as a struct (clap's derive): each field is an option,
-//! its doc comment its line in `--help`. The servers' options are every
-//! harness chapter's (`wire_host::cli`); the model's are this one's.
+//! its doc comment its line in `--help`. The servers' and the model's
+//! options are every harness chapter's (`wire_host::cli`); this chapter
+//! chooses the model from them.
 
 use clap::Parser;
-use wire_host::cli::{self, ServerArgs};
+use wire_host::cli::{self, ModelArgs, ServerArgs};
 use wire_host::connection::Options;
 use wire_host::host::ServerConfig;
 
@@ -22,15 +23,8 @@ const ABOUT: &str = "ch07-agent-loop: an agent loop over MCP servers.\n\n\
 struct Args {
     #[command(flatten)]
     servers: ServerArgs,
-    /// A scripted model: replies from a JSON file (default: scripts/add.json)
-    #[arg(long, value_name = "PATH")]
-    script: Option<String>,
-    /// A real model over HTTP instead (also WIRE_MODEL)
-    #[arg(long, value_name = "NAME")]
-    model: Option<String>,
-    /// Give up after N model turns
-    #[arg(long, value_name = "N", default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
-    max_turns: u32,
+    #[command(flatten)]
+    model: ModelArgs,
     /// What to ask (default: the script's prompt)
     prompt: Vec<String>,
 }
@@ -46,24 +40,14 @@ pub struct Cli {
 /// The command line, or the exit status to end with: 0 after `--help`, 2
 /// after a usage error (one line on stderr).
 pub fn parse() -> Result<Cli, std::process::ExitCode> {
-    let args = Args::try_parse().map_err(|err| cli::usage(PROGRAM, err))?;
+    let args: Args = cli::parse(PROGRAM, "scripts/add.json")?;
     resolve(args).map_err(|err| cli::refuse(PROGRAM, &err))
 }
 
 fn resolve(args: Args) -> Result<Cli, String> {
-    // ANCHOR: choose_model
-    // A real model only when one is named: a key in the environment alone
-    // never sends anything anywhere.
-    let (mut model, script_prompt) = match (cli::model_name(args.model), args.script) {
-        (Some(name), _) => (model::from_env(&name)?, String::new()),
-        (None, Some(path)) => {
-            let text = std::fs::read_to_string(&path)
-                .map_err(|err| format!("cannot read script {path}: {err}"))?;
-            model::scripted(&path, &text)?
-        }
-        (None, None) => model::scripted("scripts/add.json", DEMO_SCRIPT)?,
-    };
-    // ANCHOR_END: choose_model
+    let named = cli::model_name(args.model.model);
+    let demo = ("scripts/add.json", DEMO_SCRIPT);
+    let (mut model, script_prompt) = model::choose(named, args.model.script, demo)?;
     model.trace = args.servers.trace;
     let prompt = match args.prompt.is_empty() {
         true => script_prompt,
@@ -78,6 +62,6 @@ fn resolve(args: Args) -> Result<Cli, String> {
         options: args.servers.options(),
         model,
         prompt,
-        max_turns: args.max_turns,
+        max_turns: args.model.max_turns,
     })
 }

@@ -3,17 +3,22 @@
 //! model answers.
 //!
 //! Chapter 6's client comes from `wire-host` (`support/host`); `model.rs`
-//! is the model (scripted or HTTP); `agent.rs` is the loop; `tokens.rs`
-//! counts what each turn costs; `cli.rs` is the command line.
+//! is the model (scripted or HTTP); `agent.rs` is the loop, which asks the
+//! harness (`wire_host::seams`) at each step; `mcp.rs` is the harness's
+//! one extension here, the servers' tools; `tokens.rs` counts what each
+//! turn costs; `cli.rs` is the command line.
 
 mod agent;
 mod cli;
+mod mcp;
 mod model;
 mod tokens;
 
 use std::process::ExitCode;
 
 use wire_host::host::Host;
+use wire_host::seams::Harness;
+use wire_host::show::{self, Log};
 
 /// The name this program goes by in its messages.
 const PROGRAM: &str = "ch07-agent-loop";
@@ -30,24 +35,19 @@ async fn main() -> ExitCode {
     let tokenizer = tokio::task::spawn_blocking(tokens::load);
     let host = match Host::start(cli.servers, cli.options).await {
         Ok(host) => host,
-        Err(err) => {
-            eprintln!("{PROGRAM}: {err}");
-            return ExitCode::FAILURE;
-        }
+        Err(err) => return show::ended(PROGRAM, Err(err)),
     };
-    wire_host::show::servers_and_tools(&host);
+    show::servers_and_tools(&host);
     println!("user: {}", cli.prompt);
     let _ = tokenizer.await; // Ready before the first turn counts tokens.
-    let outcome = agent::run(&host, &cli.model, &cli.prompt, cli.max_turns).await;
+    let mcp = mcp::Mcp {
+        program: PROGRAM,
+        host: &host,
+    };
+    let harness = Harness::new(PROGRAM, &cli.model, cli.max_turns, vec![Box::new(mcp)]);
+    let context = harness.main_context();
+    let outcome = agent::run(&harness, context, &cli.prompt, &mut Log::printed()).await;
+    drop(harness);
     host.shutdown().await;
-    match outcome {
-        Ok(answer) => {
-            println!("answer: {answer}");
-            ExitCode::SUCCESS
-        }
-        Err(err) => {
-            eprintln!("{PROGRAM}: {err}");
-            ExitCode::FAILURE
-        }
-    }
+    show::ended(PROGRAM, outcome)
 }

@@ -10,7 +10,9 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
 use std::time::Duration;
 
+use async_trait::async_trait;
 use serde_json::Value;
+use wire_host::seams::ModelApi;
 
 /// The Anthropic API, unless `ANTHROPIC_BASE_URL` says otherwise.
 const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
@@ -44,20 +46,31 @@ pub enum Provider {
 // ANCHOR: script
 /// A script: the prompt to start with, and the model's replies in order,
 /// each exactly what `POST /v1/messages` would return: the main context's
-/// queue (chapter 9 adds one per subagent).
+/// queue, and from chapter 9 on, under `subagents`, the queue of the
+/// subagent each `Agent` call (by its id) starts.
 pub fn scripted(name: &str, text: &str) -> Result<(Model, String), String> {
     let script: Value =
         serde_json::from_str(text).map_err(|err| format!("script {name}: not JSON: {err}"))?;
     let prompt = script["prompt"]
         .as_str()
         .ok_or(format!("script {name}: no \"prompt\" string"))?;
-    let replies = script["replies"]
-        .as_array()
-        .ok_or(format!("script {name}: no \"replies\" list"))?;
-    let queues = HashMap::from([(MAIN.to_string(), replies.iter().cloned().collect())]);
+    let main =
+        (script["replies"].as_array()).ok_or(format!("script {name}: no \"replies\" list"))?;
+    let mut replies = HashMap::from([(MAIN.to_string(), main.iter().cloned().collect())]);
+    if let Some(subagents) = script.get("subagents") {
+        let subagents = subagents.as_object().ok_or(format!(
+            "script {name}: \"subagents\" maps Agent call ids to replies"
+        ))?;
+        for (id, queue) in subagents {
+            let queue = queue.as_array().ok_or(format!(
+                "script {name}: subagents.{id} is not a list of replies"
+            ))?;
+            replies.insert(id.clone(), queue.iter().cloned().collect());
+        }
+    }
     let provider = Provider::Scripted {
         name: name.to_string(),
-        replies: Mutex::new(queues),
+        replies: Mutex::new(replies),
     };
     let model = Model {
         provider,
@@ -66,6 +79,28 @@ pub fn scripted(name: &str, text: &str) -> Result<(Model, String), String> {
     Ok((model, prompt.to_string()))
 }
 // ANCHOR_END: script
+
+// ANCHOR: choose_model
+/// The model a run talks to, and the prompt its script brings: a real
+/// model only when one is named (`--model`, WIRE_MODEL): a key in the
+/// environment alone never sends anything anywhere. Else a script, the
+/// one `--script` names or the chapter's demo (`demo`: its name and text).
+pub fn choose(
+    named: Option<String>,
+    script: Option<String>,
+    demo: (&str, &str),
+) -> Result<(Model, String), String> {
+    match (named, script) {
+        (Some(name), _) => Ok((from_env(&name)?, String::new())),
+        (None, Some(path)) => {
+            let text = std::fs::read_to_string(&path)
+                .map_err(|err| format!("cannot read script {path}: {err}"))?;
+            scripted(&path, &text)
+        }
+        (None, None) => scripted(demo.0, demo.1),
+    }
+}
+// ANCHOR_END: choose_model
 
 // ANCHOR: from_env
 /// The HTTP provider, configured from the environment.
@@ -119,6 +154,18 @@ impl Model {
             eprintln!("{label}<= {reply}");
         }
         reply
+    }
+}
+
+/// What the harness needs of a model (`wire_host::seams`).
+#[async_trait(?Send)]
+impl ModelApi for Model {
+    fn name(&self) -> &str {
+        Model::name(self)
+    }
+
+    async fn send(&self, key: &str, request: &Value) -> Result<Value, String> {
+        Model::send(self, key, request).await
     }
 }
 

@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 
 use clap::Parser;
-use wire_host::cli::{self, ServerArgs};
+use wire_host::cli::{self, ModelArgs, ServerArgs};
 use wire_host::connection::Options;
 use wire_host::host::ServerConfig;
 use wire_host::model::{self, Model};
@@ -29,15 +29,8 @@ const ABOUT: &str = "ch08-skills: an agent loop over MCP servers, with skills.\n
 struct Args {
     #[command(flatten)]
     servers: ServerArgs,
-    /// A scripted model: replies from a JSON file (default: scripts/skills.json)
-    #[arg(long, value_name = "PATH")]
-    script: Option<String>,
-    /// A real model over HTTP instead (also WIRE_MODEL)
-    #[arg(long, value_name = "NAME")]
-    model: Option<String>,
-    /// Give up after N model turns
-    #[arg(long, value_name = "N", default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
-    max_turns: u32,
+    #[command(flatten)]
+    model: ModelArgs,
     /// Load the skills in DIR's subfolders (repeatable; default: this
     /// chapter's skills/ folder)
     #[arg(long = "skills", value_name = "DIR")]
@@ -63,7 +56,7 @@ pub struct Cli {
 /// The command line, or the exit status to end with: 0 after `--help`, 2
 /// after a usage error (one line on stderr).
 pub fn parse() -> Result<Cli, std::process::ExitCode> {
-    let args = Args::try_parse().map_err(|err| cli::usage(PROGRAM, err))?;
+    let args: Args = cli::parse(PROGRAM, "scripts/skills.json")?;
     resolve(args).map_err(|err| cli::refuse(PROGRAM, &err))
 }
 
@@ -71,18 +64,9 @@ fn resolve(args: Args) -> Result<Cli, String> {
     let skill_folders = cli::folders("--skills", args.skill_folders, DEFAULT_SKILLS)?;
     // Checking skills talks to no model, whatever is named.
     let offline = args.check_skills;
-    let model_name = cli::model_name(args.model).filter(|_| !offline);
-    // A real model only when one is named: a key in the environment alone
-    // never sends anything anywhere.
-    let (mut model, script_prompt) = match (model_name, args.script) {
-        (Some(name), _) => (model::from_env(&name)?, String::new()),
-        (None, Some(path)) => {
-            let text = std::fs::read_to_string(&path)
-                .map_err(|err| format!("cannot read script {path}: {err}"))?;
-            model::scripted(&path, &text)?
-        }
-        (None, None) => model::scripted("scripts/skills.json", DEMO_SCRIPT)?,
-    };
+    let named = cli::model_name(args.model.model).filter(|_| !offline);
+    let demo = ("scripts/skills.json", DEMO_SCRIPT);
+    let (mut model, script_prompt) = model::choose(named, args.model.script, demo)?;
     model.trace = args.servers.trace;
     let prompt = match args.prompt.is_empty() {
         true => script_prompt,
@@ -99,6 +83,6 @@ fn resolve(args: Args) -> Result<Cli, String> {
         check_skills: args.check_skills,
         model,
         prompt,
-        max_turns: args.max_turns,
+        max_turns: args.model.max_turns,
     })
 }

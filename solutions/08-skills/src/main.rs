@@ -4,13 +4,13 @@
 //! `read_skill_file`.
 //!
 //! `skills.rs` reads and validates skill folders and writes the catalogue;
-//! `skill_tools.rs` is the two tools; `cli.rs` is the command line. The
-//! rest is chapter 7's, with small hooks for the skills; what chapters 6
-//! and 7 taught comes from the `wire-host` crate (`support/host`). What each
-//! tier costs is measured by the book's tool, which drives this binary
-//! (`cargo xtask measure skills`).
+//! `skill_tools.rs` is the two tools, and `Skills`, the extension that
+//! puts them in chapter 7's harness (`wire_host::seams`) beside its MCP
+//! tools; `cli.rs` is the command line. What chapters 6 and 7 taught comes
+//! from the `wire-host` crate (`support/host`). What each tier costs is
+//! measured by the book's tool, which drives this binary (`cargo xtask
+//! measure skills`).
 
-mod agent;
 mod cli;
 mod skill_tools;
 mod skills;
@@ -23,7 +23,10 @@ use std::process::ExitCode;
 
 use skills::{Entry, Skill};
 use wire_host::host::Host;
-use wire_host::tokens;
+use wire_host::mcp::Mcp;
+use wire_host::seams::Harness;
+use wire_host::show::{self, Log};
+use wire_host::{agent, tokens};
 
 /// The name this program goes by in its messages.
 const PROGRAM: &str = "ch08-skills";
@@ -39,33 +42,29 @@ async fn main() -> ExitCode {
         return check_skills(&entries);
     }
     let skills = wire_host::entries::usable(PROGRAM, &entries);
-    // Building the tokenizer is a moment of pure CPU work. On the runtime's
-    // only thread it would stall the tasks that read the servers' pipes;
-    // on the blocking pool it overlaps the servers' start instead.
+    // Building the tokenizer is pure CPU work: on the blocking pool it
+    // overlaps the servers' start instead of stalling their pipes' tasks.
     let tokenizer = tokio::task::spawn_blocking(tokens::load);
     let host = match Host::start(cli.servers, cli.options).await {
         Ok(host) => host,
-        Err(err) => {
-            eprintln!("{PROGRAM}: {err}");
-            return ExitCode::FAILURE;
-        }
+        Err(err) => return show::ended(PROGRAM, Err(err)),
     };
     let names: Vec<&str> = skills.iter().map(|skill| skill.name.as_str()).collect();
     let catalogue = skills::catalogue(&skills);
-    wire_host::show::introduce(&host, &names, &[], &catalogue, &cli.prompt);
+    show::introduce(&host, &names, &[], &catalogue, &cli.prompt);
     let _ = tokenizer.await; // Ready before the first turn counts tokens.
-    let outcome = agent::run(&host, &skills, &cli.model, &cli.prompt, cli.max_turns).await;
+    let mcp = Mcp {
+        program: PROGRAM,
+        host: &host,
+    };
+    let skills = skill_tools::Skills { skills };
+    let extensions = vec![Box::new(mcp) as _, Box::new(skills) as _];
+    let harness = Harness::new(PROGRAM, &cli.model, cli.max_turns, extensions);
+    let context = harness.main_context();
+    let outcome = agent::run(&harness, context, &cli.prompt, &mut Log::printed()).await;
+    drop(harness);
     host.shutdown().await;
-    match outcome {
-        Ok(answer) => {
-            println!("answer: {answer}");
-            ExitCode::SUCCESS
-        }
-        Err(err) => {
-            eprintln!("{PROGRAM}: {err}");
-            ExitCode::FAILURE
-        }
-    }
+    show::ended(PROGRAM, outcome)
 }
 
 // ANCHOR: check_skills

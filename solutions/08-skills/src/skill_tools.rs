@@ -6,19 +6,62 @@
 //!   skill's folder, ever.
 //!
 //! Both answer with text for a `tool_result`; an `Err` goes back to the
-//! model marked `is_error`, worded so it can try again.
+//! model marked `is_error`, worded so it can try again. `Skills` puts them
+//! (and the catalogue, tier 1) in the harness, as an extension.
 
 use std::path::{Component, Path};
 
+use async_trait::async_trait;
 use serde_json::{Value, json};
 use wire_host::files;
+use wire_host::seams::{Call, Context, Extension, Harness, Outcome};
 
-use crate::skills::{Skill, escape};
+use crate::skills::{self, Skill, escape};
 
 pub const SKILL: &str = "Skill";
 pub const READ_SKILL_FILE: &str = "read_skill_file";
 /// The most files `Skill` lists, so a huge folder cannot flood the context.
 const MAX_LISTED: usize = 100;
+
+/// Skills, as an extension of the harness: the catalogue in the system
+/// prompt (tier 1), the two tools after the servers' (tiers 2 and 3), run
+/// here, in the harness, answering like a tool result.
+pub struct Skills {
+    pub skills: Vec<Skill>,
+}
+
+#[async_trait(?Send)]
+impl Extension for Skills {
+    fn tools(&self, tools: &mut Vec<Value>) {
+        tools.extend(definitions(&self.skills));
+    }
+
+    // ANCHOR: system_prompt
+    /// The system prompt: chapter 7's sentence, then the skill catalogue
+    /// (tier 1) when there are skills.
+    fn system(&self, system: &mut String) {
+        let catalogue = skills::catalogue(&self.skills);
+        if !catalogue.is_empty() {
+            *system += &format!("\n\n{catalogue}");
+        }
+    }
+    // ANCHOR_END: system_prompt
+
+    // ANCHOR: run_tool
+    async fn run(&self, _: &Harness<'_>, _: &Context, call: &mut Call) -> Option<Outcome> {
+        if !handles(&self.skills, call.name()) {
+            return None; // Not a skill tool: an MCP server's.
+        }
+        let text = run(&self.skills, call.name(), &call.tool_use.input);
+        Some(text.map(|text| json!({ "content": [{ "type": "text", "text": text }] })))
+    }
+
+    /// A skill's text is long: its line shows its cost in tokens.
+    fn long(&self, name: &str) -> bool {
+        handles(&self.skills, name)
+    }
+    // ANCHOR_END: run_tool
+}
 
 // ANCHOR: definitions
 /// The two tools as the model sees them; none when there are no skills.

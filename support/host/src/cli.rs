@@ -64,6 +64,35 @@ impl ServerArgs {
     }
 }
 
+/// `--script`, `--model`, `--max-turns`: the model's options, every
+/// harness chapter's (chapter 7 on). `--script`'s help names the
+/// chapter's own demo script: [`parse`] writes it in.
+#[derive(clap::Args)]
+pub struct ModelArgs {
+    /// A scripted model: replies from a JSON file
+    #[arg(long, value_name = "PATH")]
+    pub script: Option<String>,
+    /// A real model over HTTP instead (also WIRE_MODEL)
+    #[arg(long, value_name = "NAME")]
+    pub model: Option<String>,
+    /// Give up after N model turns
+    #[arg(long, value_name = "N", default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_turns: u32,
+}
+
+/// A harness chapter's command line, read: clap's struct `A`, whose
+/// `--script` (from [`ModelArgs`]) says that the chapter's demo script
+/// is `demo_script`; or the exit status to end with: 0 after `--help`, 2
+/// after a usage error (one line on stderr).
+pub fn parse<A: clap::Parser>(program: &str, demo_script: &str) -> Result<A, ExitCode> {
+    let help = format!("A scripted model: replies from a JSON file (default: {demo_script})");
+    let command = A::command().mut_arg("script", |arg| arg.help(help));
+    let matches = command
+        .try_get_matches()
+        .map_err(|err| usage(program, err))?;
+    A::from_arg_matches(&matches).map_err(|err| usage(program, err))
+}
+
 /// `--settings`, `--workdir`, `--session-id`: the hook chapters' options
 /// (10 on), checked before anything starts.
 #[derive(clap::Args)]

@@ -9,6 +9,8 @@
 // module when its file is generated into this crate.
 extern crate self as wire_host;
 
+/// Chapter 7: the agent loop, which asks the harness at each seam.
+pub mod agent;
 /// Agent files as Claude Code reads them, for chapter 9 on (not generated:
 /// format plumbing, no chapter's lesson).
 pub mod agents;
@@ -56,6 +58,8 @@ pub mod join;
 pub mod markdown;
 /// Chapter 10: a hook group's matcher.
 pub mod matcher;
+/// Chapter 7: the MCP servers' tools, the harness's first extension.
+pub mod mcp;
 /// Chapter 21: the memory files, read and put first (for chapter 22 on).
 pub mod memory;
 /// The Messages API's content blocks as types, for chapter 7 on (not
@@ -94,6 +98,10 @@ pub mod route;
 /// chapter 25 on).
 #[cfg(unix)]
 pub mod sandbox;
+/// The harness's seams and the runner that asks every extension at each
+/// (not generated: dispatch; the loop is chapter 7's, each extension its
+/// chapter's).
+pub mod seams;
 /// Chapter 21: the skills a server serves, checked when read (for chapter
 /// 22 on).
 pub mod served_skills;

@@ -8,7 +8,7 @@
 //! type is one it cannot act on, and reading it fails with the type's name.
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{Value, json};
 
 // ANCHOR: blocks
 /// One content block. The API tags each block with its `type`.
@@ -42,6 +42,12 @@ pub struct ToolResult {
 }
 // ANCHOR_END: blocks
 
+/// A message of the conversation: its role (`user` or `assistant`) and
+/// its content, a string or a list of blocks.
+pub fn message(role: &str, content: impl Serialize) -> Value {
+    json!({ "role": role, "content": content })
+}
+
 impl ToolResult {
     /// The result block of `call`: its text, marked is_error when it failed.
     pub fn of(call: &ToolUse, content: String, is_error: bool) -> Block {
@@ -70,6 +76,11 @@ impl Reply {
                 "the model's reply has no content list of text and tool_use blocks ({err}): {body}"
             )
         })
+    }
+
+    /// The reply as the conversation keeps it: an assistant message.
+    pub fn message(&self) -> Value {
+        message("assistant", &self.content)
     }
 
     /// The tool calls it asks for, in order.

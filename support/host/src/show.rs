@@ -67,6 +67,21 @@ pub fn tool_call(name: &str, input: &Value, text: &str, is_error: bool, long: bo
     }
 }
 
+/// The end of a harness's run: the answer on stdout and status 0, or why
+/// there is none on stderr and status 1.
+pub fn ended(program: &str, outcome: Result<String, String>) -> std::process::ExitCode {
+    match outcome {
+        Ok(answer) => {
+            println!("answer: {answer}");
+            std::process::ExitCode::SUCCESS
+        }
+        Err(err) => {
+            eprintln!("{program}: {err}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
 /// Where a context's lines go: the main one prints them; a subagent keeps
 /// them, and its parent prints them, labelled, once it is done, so lines
 /// of subagents running at the same time never mix. Chapter 9 on.
@@ -75,6 +90,11 @@ pub struct Log {
 }
 
 impl Log {
+    /// The main conversation's: its lines are printed as they come.
+    pub fn printed() -> Log {
+        Log { lines: None }
+    }
+
     pub fn say(&mut self, line: String) {
         match &mut self.lines {
             Some(lines) => lines.push(line),
