@@ -4,12 +4,9 @@
 //! calls with it (subagents included, so two subagents think at once),
 //! and chapter 10 its hooks.
 
-use std::future::Future;
-use std::pin::Pin;
-
 /// Work under way, boxed so that runs of different futures (and a
 /// subagent's loop, which holds itself) fit in one list.
-pub type Run<'a, T> = Pin<Box<dyn Future<Output = T> + 'a>>;
+pub use wire_host::seams::Run;
 
 // ANCHOR: join_all
 /// Runs the futures at the same time, on this one task, and returns their

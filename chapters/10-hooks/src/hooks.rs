@@ -12,9 +12,9 @@
 //! read in wire-host (`settings.rs`, `events.rs`); what an exit code
 //! means, and which of several answers wins, are this module's.
 
-use serde_json::Value;
-use wire_host::events::{Answer, Said, first_line};
-use wire_host::session::Session;
+use async_trait::async_trait;
+use wire_host::events::{Answer, Outcome, Said, first_line};
+use wire_host::session::{Fire, Session};
 use wire_host::settings::{Settings, run_all};
 
 use crate::events::{Event, Permission};
@@ -28,27 +28,20 @@ const DEFAULT_TIMEOUT_S: u64 = 600;
 /// (Claude Code has more; any other is reported and skipped).
 pub const EVENTS: &[&str] = &["PreToolUse"];
 
-/// What the hooks of one event decided, together.
-#[derive(Debug, Default)]
-pub struct Outcome {
-    /// Exit 2 or `decision: "block"`: the reason.
-    pub block: Option<String>,
-    /// `continue: false`: stop the whole run, with `stopReason`.
-    pub stop: Option<String>,
-    /// The strongest `permissionDecision` (deny > ask > allow) and its reason.
-    pub permission: Option<(Permission, String)>,
-    /// `updatedInput`: the tool's whole new input.
-    pub updated_input: Option<Value>,
-    /// Text for the model: `additionalContext`, plain stdout where it counts.
-    pub context: Vec<String>,
+/// How one hook's answer folds into what the hooks of an event decided
+/// together (`Outcome`, in wire-host).
+trait Fold {
+    fn decide(&mut self, permission: Permission, reason: String);
+    fn refuse(&mut self, reason: String);
+    fn fold(&mut self, said: Said) -> String;
 }
 
-impl Outcome {
+impl Fold for Outcome {
     // ANCHOR: decide
     /// One hook's permission decision, folded in: when several hooks
     /// decide, the strictest wins (deny, then ask, then allow), with its
     /// reason; of two equal ones, the first in the settings' order.
-    pub fn decide(&mut self, permission: Permission, reason: String) {
+    fn decide(&mut self, permission: Permission, reason: String) {
         // TODO(ch10/precedence): keep `permission` and its reason only when
         // there is none yet or it is stricter than the one kept
         // (Permission's order is Allow < Ask < Deny).
@@ -59,7 +52,7 @@ impl Outcome {
 
     /// A block (exit 2, `decision: "block"`, a failure under `onFailure:
     /// "block"`): the call does not run, and the reason is the model's.
-    pub fn refuse(&mut self, reason: String) {
+    fn refuse(&mut self, reason: String) {
         self.block = Some(reason);
     }
 
@@ -90,7 +83,12 @@ pub struct Hooks {
     pub session: Session,
 }
 
-impl Hooks {
+#[async_trait(?Send)]
+impl Fire for Hooks {
+    fn session(&self) -> &Session {
+        &self.session
+    }
+
     // ANCHOR: fire
     /// Runs every handler of `event` whose matcher matches its target (a
     /// tool name, SessionStart's source, SubagentStop's agent type; events
@@ -99,7 +97,7 @@ impl Hooks {
     /// same command run it once (Claude Code dedupes identical handlers;
     /// see `Settings::handlers` in wire-host). Returns what they decided,
     /// and one line per hook for the user.
-    pub async fn fire(
+    async fn fire(
         &self,
         event: &Event<'_>,
         inside: Option<(&str, &str)>,

@@ -35,6 +35,7 @@ use wire_host::{ask, bash, events};
 // What chapters 10 and 11 taught and this chapter uses unchanged.
 use wire_host::hooks;
 use wire_host::matcher::Matcher;
+use wire_host::session::Fire as _;
 
 /// The name this program goes by in its messages.
 const PROGRAM: &str = "ch15-host-answers";

@@ -11,6 +11,7 @@ use wire_host::ask;
 
 use crate::events::Event;
 use crate::harness::Harness;
+use wire_host::session::Fire as _;
 
 /// An error for the server: a JSON-RPC code and message.
 pub type Refusal = (i64, String);

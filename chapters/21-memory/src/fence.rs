@@ -9,8 +9,9 @@ use crate::PROGRAM;
 use crate::bash;
 use crate::events::{Event, Permission};
 use crate::harness::{Context, Harness};
-use crate::hooks::Outcome;
+use wire_host::events::Outcome;
 use wire_host::messages::ToolUse;
+use wire_host::session::Fire as _;
 use wire_host::show::ask_user;
 
 // ANCHOR: after_call

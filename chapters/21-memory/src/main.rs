@@ -30,6 +30,7 @@ use wire_host::matcher::Matcher;
 // What chapter 15 taught and this chapter uses unchanged.
 use wire_host::{discover, harness, retry};
 // What chapters 19 and 20 taught and this chapter uses unchanged.
+use wire_host::session::Fire as _;
 use wire_host::{prompt_cache, tool_search};
 
 /// The name this program goes by in its messages.

@@ -33,6 +33,7 @@ use wire_host::matcher::Matcher;
 // What chapter 15 taught and this chapter uses unchanged.
 use wire_host::{discover, harness, retry};
 // What chapters 19 to 21 taught and this chapter uses unchanged.
+use wire_host::session::Fire as _;
 use wire_host::{memory, prompt_cache, served_skills, tool_search};
 
 /// The name this program goes by in its messages.

@@ -40,6 +40,7 @@ use crate::tool_search::{self, Offer, TOOL_SEARCH};
 use crate::{compaction, retries};
 use wire_host::messages::{Block, Reply, ToolResult, ToolUse};
 use wire_host::remote::Servers;
+use wire_host::session::Fire as _;
 use wire_host::xml::{reminder, with_reminders};
 use wire_host::{show, tokens};
 

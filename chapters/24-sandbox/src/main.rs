@@ -31,6 +31,7 @@ use wire_host::matcher::Matcher;
 // What chapter 15 taught and this chapter uses unchanged.
 use wire_host::{discover, harness, retry};
 // What chapters 19 to 23 taught and this chapter uses unchanged.
+use wire_host::session::Fire as _;
 use wire_host::{compaction, memory, prompt_cache, retries, served_skills, tool_search};
 use wire_host::{permissions, pins};
 

@@ -49,13 +49,7 @@ fn resolve(args: Args) -> Result<Cli, String> {
     let demo = ("scripts/add.json", DEMO_SCRIPT);
     let (mut model, script_prompt) = model::choose(named, args.model.script, demo)?;
     model.trace = args.servers.trace;
-    let prompt = match args.prompt.is_empty() {
-        true => script_prompt,
-        false => args.prompt.join(" "),
-    };
-    if prompt.is_empty() {
-        return Err("give a prompt: ch07-agent-loop --model NAME What is 2 + 3?".to_string());
-    }
+    let prompt = cli::prompt(PROGRAM, args.prompt, script_prompt)?;
     let add = cli::chapter_server("add", "ch03-add-tool-solution", &[]);
     Ok(Cli {
         servers: args.servers.configs(Some(add))?,

@@ -44,7 +44,7 @@ async fn main() -> ExitCode {
         program: PROGRAM,
         host: &host,
     };
-    let harness = Harness::new(PROGRAM, &cli.model, cli.max_turns, vec![Box::new(mcp)]);
+    let harness = Harness::new(PROGRAM, &cli.model, cli.max_turns, vec![&mcp]);
     let context = harness.main_context();
     let outcome = agent::run(&harness, context, &cli.prompt, &mut Log::printed()).await;
     drop(harness);

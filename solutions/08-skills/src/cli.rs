@@ -68,13 +68,10 @@ fn resolve(args: Args) -> Result<Cli, String> {
     let demo = ("scripts/skills.json", DEMO_SCRIPT);
     let (mut model, script_prompt) = model::choose(named, args.model.script, demo)?;
     model.trace = args.servers.trace;
-    let prompt = match args.prompt.is_empty() {
-        true => script_prompt,
-        false => args.prompt.join(" "),
+    let prompt = match offline {
+        true => String::new(), // Nothing is asked.
+        false => cli::prompt(PROGRAM, args.prompt, script_prompt)?,
     };
-    if prompt.is_empty() && !offline {
-        return Err("give a prompt: ch08-skills --model NAME What is 2 + 3?".to_string());
-    }
     let add = cli::chapter_server("add", "ch03-add-tool-solution", &[]);
     Ok(Cli {
         servers: args.servers.configs(Some(add))?,

@@ -24,7 +24,7 @@ use std::process::ExitCode;
 use skills::{Entry, Skill};
 use wire_host::host::Host;
 use wire_host::mcp::Mcp;
-use wire_host::seams::Harness;
+use wire_host::seams::{Extension, Harness};
 use wire_host::show::{self, Log};
 use wire_host::{agent, tokens};
 
@@ -42,8 +42,7 @@ async fn main() -> ExitCode {
         return check_skills(&entries);
     }
     let skills = wire_host::entries::usable(PROGRAM, &entries);
-    // Building the tokenizer is pure CPU work: on the blocking pool it
-    // overlaps the servers' start instead of stalling their pipes' tasks.
+    // Pure CPU work: on the blocking pool it overlaps the servers' start.
     let tokenizer = tokio::task::spawn_blocking(tokens::load);
     let host = match Host::start(cli.servers, cli.options).await {
         Ok(host) => host,
@@ -58,7 +57,7 @@ async fn main() -> ExitCode {
         host: &host,
     };
     let skills = skill_tools::Skills { skills };
-    let extensions = vec![Box::new(mcp) as _, Box::new(skills) as _];
+    let extensions: Vec<&dyn Extension> = vec![&mcp, &skills];
     let harness = Harness::new(PROGRAM, &cli.model, cli.max_turns, extensions);
     let context = harness.main_context();
     let outcome = agent::run(&harness, context, &cli.prompt, &mut Log::printed()).await;

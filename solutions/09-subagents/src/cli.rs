@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 
 use clap::Parser;
-use wire_host::cli::{self, ServerArgs};
+use wire_host::cli::{self, ModelArgs, ServerArgs};
 use wire_host::connection::Options;
 use wire_host::host::ServerConfig;
 use wire_host::model::{self, Model};
@@ -31,15 +31,8 @@ const ABOUT: &str = "ch09-subagents: an agent loop over MCP servers, with skills
 struct Args {
     #[command(flatten)]
     servers: ServerArgs,
-    /// A scripted model: replies from a JSON file (default: scripts/subagents.json)
-    #[arg(long, value_name = "PATH")]
-    script: Option<String>,
-    /// A real model over HTTP instead (also WIRE_MODEL)
-    #[arg(long, value_name = "NAME")]
-    model: Option<String>,
-    /// Give up after N model turns
-    #[arg(long, value_name = "N", default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
-    max_turns: u32,
+    #[command(flatten)]
+    model: ModelArgs,
     /// Load the skills in DIR's subfolders (repeatable; default: this
     /// chapter's skills/ folder)
     #[arg(long = "skills", value_name = "DIR")]
@@ -92,7 +85,7 @@ pub struct Cli {
 /// The command line, or the exit status to end with: 0 after `--help`, 2
 /// after a usage error (one line on stderr).
 pub fn parse() -> Result<Cli, std::process::ExitCode> {
-    let args = Args::try_parse().map_err(|err| cli::usage(PROGRAM, err))?;
+    let args: Args = cli::parse(PROGRAM, "scripts/subagents.json")?;
     resolve(args).map_err(|err| cli::refuse(PROGRAM, &err))
 }
 
@@ -104,26 +97,14 @@ fn resolve(args: Args) -> Result<Cli, String> {
     }
     // Checking talks to no model, whatever is named.
     let offline = args.check_agents;
-    let model_name = cli::model_name(args.model).filter(|_| !offline);
-    // A real model only when one is named: a key in the environment alone
-    // never sends anything anywhere.
-    let (mut model, script_prompt) = match (model_name, args.script) {
-        (Some(name), _) => (model::from_env(&name)?, String::new()),
-        (None, Some(path)) => {
-            let text = std::fs::read_to_string(&path)
-                .map_err(|err| format!("cannot read script {path}: {err}"))?;
-            cli::scripted(&path, &text)?
-        }
-        (None, None) => cli::scripted("scripts/subagents.json", DEMO_SCRIPT)?,
-    };
+    let named = cli::model_name(args.model.model).filter(|_| !offline);
+    let demo = ("scripts/subagents.json", DEMO_SCRIPT);
+    let (mut model, script_prompt) = model::choose(named, args.model.script, demo)?;
     model.trace = args.servers.trace;
-    let prompt = match args.prompt.is_empty() {
-        true => script_prompt,
-        false => args.prompt.join(" "),
+    let prompt = match offline {
+        true => String::new(), // Nothing is asked.
+        false => cli::prompt(PROGRAM, args.prompt, script_prompt)?,
     };
-    if prompt.is_empty() && !offline {
-        return Err("give a prompt: ch09-subagents --model NAME What is 2 + 3?".to_string());
-    }
     let add = cli::chapter_server("add", "ch03-add-tool-solution", &[]);
     Ok(Cli {
         servers: args.servers.configs(Some(add))?,
@@ -133,7 +114,7 @@ fn resolve(args: Args) -> Result<Cli, String> {
         check_agents: args.check_agents,
         model,
         prompt,
-        max_turns: args.max_turns,
+        max_turns: args.model.max_turns,
         max_depth: args.max_depth,
         max_concurrent: args.max_concurrent,
         // STRETCH(ch09/spawn-allowlist): the agent `--agent` names.

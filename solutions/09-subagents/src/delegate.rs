@@ -4,63 +4,104 @@
 //! and returns only its final text. The subagent's tool calls never reach
 //! the parent's context.
 //!
-//! This module calls the loop (`agent::run`); the loop calls back through
-//! `start`, the function the harness hands it.
+//! `Subagents` is an extension of the harness: it adds the `Agent` tool to
+//! the main conversation's tools, and runs an `Agent` call by running
+//! chapter 7's loop (`wire_host::agent::run`) again, on the same harness.
 
-use serde_json::Value;
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use async_trait::async_trait;
+use serde_json::{Value, json};
 use tokio::sync::Semaphore;
-use wire_host::messages::ToolUse;
-use wire_host::show;
+use wire_host::agent;
+use wire_host::seams::{Call, Context, Extension, Harness, Outcome};
+use wire_host::show::{self, Log};
 
-use crate::agent::{self, tool_definitions};
-use crate::agents::{self, Agent};
-use crate::harness::{AGENT, Context, Delegated, Harness, Log};
-use crate::join::Run;
+use crate::agents::{self, AGENT, Agent, Started};
 use crate::skill_tools;
-use crate::skills;
+use crate::skills::{self, Skill};
 
-impl Harness {
-    /// The main conversation: every tool, the skill catalogue, and the
-    /// `Agent` tool when there are agents and subagents are allowed.
-    pub fn main_context(&self) -> Context {
-        let mut tools = tool_definitions(&self.host, &self.skills);
-        if self.max_depth > 0 {
-            tools.extend(agents::tool_definition(&self.agents));
+/// The agents, and the limits on the subagents they run.
+pub struct Subagents {
+    pub agents: Vec<Agent>,
+    /// The skills, for the ones an agent preloads and for the catalogue.
+    pub skills: Vec<Skill>,
+    /// How many levels of subagents may run below the main conversation.
+    pub max_depth: u32,
+    /// How many subagents of one reply may run at the same time.
+    pub max_concurrent: usize,
+    /// The subagents this prompt has started, at every depth.
+    pub started: Started,
+    /// Each conversation's slots for the subagents of its replies: a
+    /// reply's calls are all done before its next reply, so one semaphore
+    /// per conversation bounds each reply's subagents.
+    pub slots: RefCell<HashMap<String, Rc<Semaphore>>>,
+}
+
+impl Subagents {
+    pub fn new(
+        agents: Vec<Agent>,
+        skills: Vec<Skill>,
+        max_depth: u32,
+        max_concurrent: usize,
+    ) -> Self {
+        Subagents {
+            agents,
+            skills,
+            max_depth,
+            max_concurrent,
+            started: Started::default(),
+            slots: RefCell::new(HashMap::new()),
         }
-        Context {
-            key: crate::model::MAIN.to_string(),
-            depth: 0,
-            model: self.model.name().to_string(),
-            system: agent::system_prompt(&self.skills),
-            tools,
-            cap: self.max_turns,
-        }
+    }
+
+    /// The semaphore that bounds the subagents of `parent`'s replies.
+    fn slots_of(&self, parent: &Context) -> Rc<Semaphore> {
+        let mut slots = self.slots.borrow_mut();
+        let made = || Rc::new(Semaphore::new(self.max_concurrent));
+        Rc::clone(slots.entry(parent.key.clone()).or_insert_with(made))
     }
 }
 
-/// What the harness hands the loop as its `delegate`: `run`, boxed. The
-/// loop calls this function, which calls the loop: a future that holds
-/// itself needs a box.
-pub fn start<'a>(
-    harness: &'a Harness,
-    parent: &'a Context,
-    call: &'a ToolUse,
-    slots: &'a Semaphore,
-) -> Run<'a, Delegated> {
-    Box::pin(run(harness, parent, call, slots))
+// ANCHOR: extension
+#[async_trait(?Send)]
+impl Extension for Subagents {
+    /// The main conversation gets the `Agent` tool when there are agents
+    /// and subagents are allowed.
+    fn tools(&self, tools: &mut Vec<Value>) {
+        if self.max_depth > 0 {
+            tools.extend(agents::tool_definition(&self.agents));
+        }
+    }
+
+    async fn run(
+        &self,
+        harness: &Harness<'_>,
+        parent: &Context,
+        call: &mut Call,
+    ) -> Option<Outcome> {
+        if call.name() != AGENT {
+            return None;
+        }
+        let outcome = run(self, harness, parent, call).await;
+        Some(outcome.map(|text| json!({ "content": [{ "type": "text", "text": text }] })))
+    }
 }
+// ANCHOR_END: extension
 
 // ANCHOR: run
-/// Runs the subagent one `Agent` call asks for. Returns its final text
-/// (or why there is none) and its lines, labelled with the call's id.
+/// Runs the subagent one `Agent` call asks for: its final text (or why
+/// there is none); its lines go to the call's, labelled with its id.
 pub async fn run(
-    harness: &Harness,
+    subagents: &Subagents,
+    harness: &Harness<'_>,
     parent: &Context,
-    call: &ToolUse,
-    slots: &Semaphore,
-) -> Delegated {
-    let id = call.id.as_str();
-    let offered: Vec<&Agent> = harness.agents.iter().collect();
+    call: &mut Call,
+) -> Result<String, String> {
+    let id = call.tool_use.id.clone();
+    let offered: Vec<&Agent> = subagents.agents.iter().collect();
     // STRETCH(ch09/spawn-allowlist): only the types that the parent's Agent
     // tool offers (offered_types) may run: to the parent, the others do not
     // exist, and a call for one is refused as an unknown type is.
@@ -71,30 +112,26 @@ pub async fn run(
         offered.into_iter().filter(offers).collect()
     };
     // END(ch09/spawn-allowlist)
-    let (agent, prompt) = match agents::requested(&offered, &call.input) {
-        Ok(found) => found,
-        Err(refusal) => return (Err(refusal), vec![]),
-    };
+    let (agent, prompt) = agents::requested(&offered, &call.tool_use.input)?;
     // One prompt starts at most agents::MAX_SUBAGENTS, at every depth.
-    if let Err(refusal) = harness.started.one_more() {
-        return (Err(refusal), vec![]);
-    }
+    subagents.started.one_more()?;
     // At most max_concurrent subagents of one reply run at once; the others
     // wait here for a slot. The semaphore is never closed.
+    let slots = subagents.slots_of(parent);
     let _slot = slots.acquire().await;
-    let context = subagent_context(harness, parent, agent, id);
+    let context = subagent_context(subagents, harness, parent, agent, &id);
     let mut log = Log {
         lines: Some(Vec::new()),
     };
     let tools = show::tool_names(&context.tools);
     log.say(format!("subagent {}, tools: {tools}", agent.name));
-    let outcome = agent::run(harness, &context, prompt, &mut log).await;
+    let outcome = agent::run(harness, context, prompt, &mut log).await;
     match &outcome {
         Ok(answer) => log.say(format!("answer: {answer}")),
         Err(err) => log.say(format!("failed: {err}")),
     }
-    let outcome = outcome.map_err(|err| format!("subagent {} failed: {err}", agent.name));
-    (outcome, log.labelled(id))
+    call.lines.extend(log.labelled(&id));
+    outcome.map_err(|err| format!("subagent {} failed: {err}", agent.name))
 }
 // ANCHOR_END: run
 
@@ -103,7 +140,13 @@ pub async fn run(
 /// (with its preloaded skills, and the catalogue when it may use Skill),
 /// the parent's tools that the agent allows, and no `Agent` tool at the
 /// depth limit.
-pub fn subagent_context(harness: &Harness, parent: &Context, agent: &Agent, id: &str) -> Context {
+pub fn subagent_context(
+    subagents: &Subagents,
+    harness: &Harness<'_>,
+    parent: &Context,
+    agent: &Agent,
+    id: &str,
+) -> Context {
     let depth = parent.depth + 1;
     // GAP(ch09/tools): keep the parent's tools that agents::allows lets
     // this agent use, and drop Agent when depth has reached max_depth.
@@ -113,7 +156,7 @@ pub fn subagent_context(harness: &Harness, parent: &Context, agent: &Agent, id: 
         .iter()
         .filter(|tool| {
             let name = tool["name"].as_str().unwrap_or_default();
-            agents::allows(agent, name) && (name != AGENT || depth < harness.max_depth)
+            agents::allows(agent, name) && (name != AGENT || depth < subagents.max_depth)
         })
         .cloned()
         .collect();
@@ -122,13 +165,7 @@ pub fn subagent_context(harness: &Harness, parent: &Context, agent: &Agent, id: 
     // type, whatever its parent's offered: Claude Code ignores the list in
     // a subagent's file.
     #[cfg(feature = "stretch")]
-    let tools: Vec<Value> = tools
-        .into_iter()
-        .map(|tool| match tool["name"] == AGENT {
-            true => agents::tool_definition(&harness.agents).unwrap_or(tool),
-            false => tool,
-        })
-        .collect();
+    let tools = every_type(subagents, tools);
     // END(ch09/spawn-allowlist)
     // GAP(ch09/fresh-context): the subagent's own system prompt: the
     // agent file's body (agent.prompt), then skill_tools::activate of each
@@ -139,15 +176,13 @@ pub fn subagent_context(harness: &Harness, parent: &Context, agent: &Agent, id: 
     // starter: let system = parent.system.clone();
     // starter: let (model, cap) = (parent.model.clone(), parent.cap);
     let mut system = agent.prompt.clone();
-    for skill in harness
+    let preloaded = subagents
         .skills
         .iter()
-        .filter(|s| agent.skills.contains(&s.name))
-    {
-        system += &format!("\n\n{}", skill_tools::activate(skill));
-    }
+        .filter(|s| agent.skills.contains(&s.name));
+    preloaded.for_each(|skill| system += &format!("\n\n{}", skill_tools::activate(skill)));
     if tools.iter().any(|tool| tool["name"] == skill_tools::SKILL) {
-        system += &format!("\n\n{}", skills::catalogue(&harness.skills));
+        system += &format!("\n\n{}", skills::catalogue(&subagents.skills));
     }
     let model = agent.model.clone().unwrap_or_else(|| parent.model.clone());
     let cap = agent.max_turns.unwrap_or(harness.max_turns);
@@ -159,29 +194,47 @@ pub fn subagent_context(harness: &Harness, parent: &Context, agent: &Agent, id: 
         system,
         tools,
         cap,
+        agent_type: Some(agent.name.clone()),
     }
 }
 // ANCHOR_END: subagent_context
 
 // STRETCH(ch09/spawn-allowlist): main_thread_context, the main
 // conversation run as `agent`: the context a subagent of it would get, at
-// depth 0, with an Agent tool that offers only the types it may spawn; and
+// depth 0, with an Agent tool that offers only the types it may spawn;
+// every_type, a subagent's Agent tool offering every type; and
 // offered_types, the types a context's Agent tool offers.
 /// The main conversation run as `agent` (`--agent NAME`): its prompt,
 /// model and turn cap, the main tools it allows, and Agent, while
 /// `--max-depth` is above 0, offering only the types it may spawn.
 #[cfg(feature = "stretch")]
-pub fn main_thread_context(harness: &Harness, main: &Context, agent: &Agent) -> Context {
-    let mut context = subagent_context(harness, main, agent, &main.key);
+pub fn main_thread_context(
+    subagents: &Subagents,
+    harness: &Harness<'_>,
+    main: &Context,
+    agent: &Agent,
+) -> Context {
+    let mut context = subagent_context(subagents, harness, main, agent, &main.key);
     context.depth = 0;
+    context.agent_type = None;
     context.tools.retain(|tool| tool["name"] != AGENT);
-    if harness.max_depth > 0 && agents::allows(agent, AGENT) {
+    if subagents.max_depth > 0 && agents::allows(agent, AGENT) {
         let types = agents::spawnable(agent);
         let allowed = |a: &&Agent| types.as_ref().is_none_or(|types| types.contains(&a.name));
-        let offered: Vec<Agent> = harness.agents.iter().filter(allowed).cloned().collect();
+        let offered: Vec<Agent> = subagents.agents.iter().filter(allowed).cloned().collect();
         context.tools.extend(agents::tool_definition(&offered));
     }
     context
+}
+
+/// `tools` with an Agent tool that offers every agent type.
+#[cfg(feature = "stretch")]
+fn every_type(subagents: &Subagents, tools: Vec<Value>) -> Vec<Value> {
+    let every = |tool: Value| match tool["name"] == AGENT {
+        true => agents::tool_definition(&subagents.agents).unwrap_or(tool),
+        false => tool,
+    };
+    tools.into_iter().map(every).collect()
 }
 
 /// The agent types the Agent tool of `context` offers: its enum.

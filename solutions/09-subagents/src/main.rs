@@ -1,31 +1,34 @@
-//! Chapter 9: subagents. Chapter 8's agent loop, plus the `Agent` tool:
-//! the model hands a self-contained task to a subagent, which runs the
-//! same loop in a fresh context with its own system prompt and tools, and
+//! Chapter 9: subagents. Chapter 8's harness, plus the `Agent` tool: the
+//! model hands a self-contained task to a subagent, which runs the same
+//! loop in a fresh context with its own system prompt and tools, and
 //! returns only its final text.
 //!
-//! `delegate.rs` is the `Agent` tool and the subagent's context (agent
-//! files are read by `wire_host::agents`, and `wire_host::resource_tool`
-//! lets the model read an MCP resource); `cli.rs` is the command line. The
-//! rest is chapter 8's, with small hooks: a context per conversation, and
-//! tool calls run at once. What a delegation saves is measured by the
-//! book's tool, which drives this binary (`cargo xtask measure agents`).
+//! `delegate.rs` is `Subagents`, the extension that offers the `Agent` tool
+//! and runs a call of it in a subagent's context (agent files are read by
+//! `wire_host::agents`, and `wire_host::resource_tool` lets the model read
+//! an MCP resource); `join.rs` runs a reply's calls at the same time;
+//! `cli.rs` is the command line. The loop and the rest are chapters 7's and
+//! 8's. What a delegation saves is measured by the book's tool, which
+//! drives this binary (`cargo xtask measure agents`).
 
-mod agent;
 mod cli;
 mod delegate;
-mod harness;
 mod join;
 
 use std::process::ExitCode;
 
-use agent::{Harness, Log};
+use delegate::Subagents;
 use skills::Skill;
 // What chapters 6 to 8 taught, from the `wire-host` crate (`support/host`).
-// Imported here, at the crate's root, so `crate::host` and the like name them
-// in every module.
-use wire_host::host::{self, Host};
-use wire_host::model;
-use wire_host::{agents, resource_tool, skill_tools, skills, tokens};
+// Imported here, at the crate's root, so `crate::skills` and the like name
+// them in every module.
+use wire_host::host::Host;
+use wire_host::mcp::Mcp;
+use wire_host::resource_tool::ResourceTool;
+use wire_host::seams::{Context, Extension, Harness};
+use wire_host::show::{self, Log};
+use wire_host::skill_tools::{self, Skills};
+use wire_host::{agent, agents, skills, tokens};
 
 /// The name this program goes by in its messages.
 const PROGRAM: &str = "ch09-subagents";
@@ -40,9 +43,8 @@ async fn main() -> ExitCode {
         Ok(loaded) => loaded,
         Err(status) => return status,
     };
-    // Building the tokenizer is a moment of pure CPU work. On the runtime's
-    // only thread it would stall the tasks that read the servers' pipes;
-    // on the blocking pool it overlaps the servers' start instead.
+    // Building the tokenizer is pure CPU work: on the blocking pool it
+    // overlaps the servers' start instead of stalling their pipes' tasks.
     let tokenizer = tokio::task::spawn_blocking(tokens::load);
     let main_agent: Option<String> = None;
     // STRETCH(ch09/spawn-allowlist): the agent `--agent` names.
@@ -51,36 +53,31 @@ async fn main() -> ExitCode {
     // END(ch09/spawn-allowlist)
     let host = match Host::start(cli.servers, cli.options).await {
         Ok(host) => host,
-        Err(err) => {
-            eprintln!("{PROGRAM}: {err}");
-            return ExitCode::FAILURE;
-        }
+        Err(err) => return show::ended(PROGRAM, Err(err)),
     };
     let names: Vec<&str> = skills.iter().map(|skill| skill.name.as_str()).collect();
     let agent_names: Vec<&str> = agents.iter().map(|agent| agent.name.as_str()).collect();
     let catalogue = skills::catalogue(&skills);
-    wire_host::show::introduce(&host, &names, &agent_names, &catalogue, &cli.prompt);
+    show::introduce(&host, &names, &agent_names, &catalogue, &cli.prompt);
     let _ = tokenizer.await; // Ready before the first turn counts tokens.
-    let harness = Harness {
-        host,
-        skills,
-        agents,
-        model: cli.model,
-        max_turns: cli.max_turns,
-        max_depth: cli.max_depth,
-        max_concurrent: cli.max_concurrent,
-        delegate: delegate::start,
-        started: agents::Started::default(),
+    let mcp = Mcp {
+        program: PROGRAM,
+        host: &host,
     };
-    let outcome = converse(&harness, &cli.prompt, main_agent.as_deref()).await;
-    harness.host.shutdown().await;
-    match outcome {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(err) => {
-            eprintln!("{PROGRAM}: {err}");
-            ExitCode::FAILURE
-        }
-    }
+    let resources = ResourceTool { host: &host };
+    let subagents = Subagents::new(agents, skills.clone(), cli.max_depth, cli.max_concurrent);
+    let skills = Skills { skills };
+    // ANCHOR: harness
+    let extensions: Vec<&dyn Extension> = vec![&mcp, &resources, &skills, &subagents];
+    let mut harness = Harness::new(PROGRAM, &cli.model, cli.max_turns, extensions);
+    // The calls of one reply run at the same time (join.rs).
+    harness.join = |runs| Box::pin(join::join_all(runs));
+    // ANCHOR_END: harness
+    let context = main_context(&harness, &subagents, main_agent.as_deref());
+    let outcome = agent::run(&harness, context, &cli.prompt, &mut Log::printed()).await;
+    drop(harness);
+    host.shutdown().await;
+    show::ended(PROGRAM, outcome)
 }
 
 /// The skills and agents the run uses, or, for `--check-agents`, the
@@ -107,24 +104,18 @@ fn load(cli: &cli::Cli) -> Result<(Vec<Skill>, Vec<agents::Agent>), ExitCode> {
     Ok((skills, agents))
 }
 
-/// The main conversation: the prompt, the loop, the answer.
-async fn converse(harness: &Harness, prompt: &str, agent: Option<&str>) -> Result<(), String> {
+/// The main conversation's context: the harness's, or with `--agent`
+/// (the stretch) that agent's.
+fn main_context(harness: &Harness<'_>, subagents: &Subagents, agent: Option<&str>) -> Context {
     let main_context = harness.main_context();
-    let _ = agent;
+    let _ = (subagents, agent);
     // STRETCH(ch09/spawn-allowlist): with `--agent`, the main conversation
     // runs as that agent (delegate::main_thread_context).
     #[cfg(feature = "stretch")]
-    let main_context = match harness
-        .agents
-        .iter()
-        .find(|found| Some(&*found.name) == agent)
-    {
-        Some(found) => delegate::main_thread_context(harness, &main_context, found),
+    let main_context = match (subagents.agents.iter()).find(|found| Some(&*found.name) == agent) {
+        Some(found) => delegate::main_thread_context(subagents, harness, &main_context, found),
         None => main_context,
     };
     // END(ch09/spawn-allowlist)
-    let mut log = Log { lines: None };
-    let answer = agent::run(harness, &main_context, prompt, &mut log).await?;
-    println!("answer: {answer}");
-    Ok(())
+    main_context
 }

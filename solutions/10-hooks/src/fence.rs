@@ -1,42 +1,100 @@
-//! The fence's decision: what the PreToolUse hooks allow. Every tool call
-//! of the loop passes them before it runs, whatever the model says
-//! (`run_tool`, in `agent.rs`); a call they refuse never runs.
+//! The fence: the PreToolUse hooks, as an extension of the harness. At the
+//! gate every tool call passes before it runs, whatever the model says,
+//! it fires the hooks (`hooks.rs`) and turns what they decided into a
+//! verdict; a call they refuse never runs. It also keeps each
+//! conversation's transcript file, which the hooks may read.
 
-use crate::PROGRAM;
-use crate::events::Permission;
-use crate::hooks::Outcome;
-use wire_host::show::ask_user;
+use std::path::PathBuf;
+
+use async_trait::async_trait;
+use serde_json::Value;
+use wire_host::seams::{Call, Context, Extension, Harness, Verdict};
+use wire_host::session::{self, Fire, Session};
+
+use crate::events::{Event, Outcome, Permission};
+
+/// The hooks, fired at the gate.
+pub struct Fence<'a> {
+    /// The name this program goes by in its messages.
+    pub program: &'static str,
+    /// Chapter 10's hooks (`hooks.rs`), or a later chapter's.
+    pub hooks: &'a dyn Fire,
+}
+
+#[async_trait(?Send)]
+impl Extension for Fence<'_> {
+    /// Every message goes to its conversation's transcript file (JSON
+    /// lines), which hooks may read at `transcript_path`.
+    fn remember(&self, context: &Context, message: &Value) {
+        let path = transcript(self.hooks.session(), context);
+        session::record(self.program, &path, message);
+    }
+
+    // ANCHOR: gate
+    async fn gate(&self, _: &Harness<'_>, context: &Context, call: &mut Call) -> Verdict {
+        // GAP(ch10/fence): fire Event::PreToolUse before anything runs
+        // (with context.inside()); its lines are the call's. A `stop`
+        // (continue: false) beats any decision: the call does not run, the
+        // model reads "a PreToolUse hook stopped the run", and the stop
+        // reason ends the run. Else the verdict is `permitted`'s; a hook's
+        // updated input is the one the call runs with, if it runs, and
+        // its context goes beside the result.
+        // starter: let _ = (context, Event::PreToolUse { call: &call.tool_use }, permitted);
+        // starter: Verdict::Pass
+        let event = Event::PreToolUse {
+            call: &call.tool_use,
+        };
+        let (before, said) = self.hooks.fire(&event, context.inside()).await;
+        call.lines.extend(said);
+        if let Some(reason) = before.stop {
+            // Its stopReason is for the user (the run's last line), not the model.
+            call.stop = Some(reason);
+            return Verdict::Deny("a PreToolUse hook stopped the run".to_string());
+        }
+        call.input = before.updated_input.clone();
+        call.notes.extend(before.context.iter().cloned());
+        permitted(&before)
+        // END(ch10/fence)
+    }
+    // ANCHOR_END: gate
+}
+
+/// The JSON-lines file a conversation is written to: the session's
+/// transcript for the main one, `agent-ID.jsonl` beside it for a subagent.
+pub fn transcript(session: &Session, context: &Context) -> PathBuf {
+    match context.depth {
+        0 => session.transcript_path(),
+        _ => session.folder.join(format!("agent-{}.jsonl", context.key)),
+    }
+}
 
 // ANCHOR: permitted
-/// What the PreToolUse hooks allow: exit 2 or `deny` blocks with the
-/// reason the model will read; `ask` asks the user about `call` when there
-/// is a terminal, and is a no when there is none. An `ask`'s reason is for
-/// the user, not the model (Claude Code's rule).
-pub fn permitted(before: &Outcome, call: &str, lines: &mut Vec<String>) -> Result<(), String> {
-    // GAP(ch10/permitted): a block (exit 2) or a `deny` is an Err with the
-    // reason; `ask` is Ok only when ask_user says yes, else an Err with why
-    // not; anything else is Ok.
-    // starter: let _ = (before, call, lines, ask_user, Permission::Deny);
-    // starter: Ok(())
+/// What the PreToolUse hooks allow: exit 2 or `deny` refuses with the
+/// reason the model will read; `ask` asks the user when there is a
+/// terminal, and is a no when there is none. An `ask`'s reason is for the
+/// user, not the model (Claude Code's rule).
+pub fn permitted(before: &Outcome) -> Verdict {
+    // GAP(ch10/permitted): a block (exit 2) or a `deny` is a Deny with
+    // the reason, as the block_rm and permission_precedence scenarios show
+    // it; `ask` is an Ask whose question is "a hook asks: REASON" and which,
+    // refused, reads "a PreToolUse hook asked the user to approve this
+    // call"; an `allow` vouches for the call; no decision passes.
+    // starter: let _ = (before, Permission::Deny);
+    // starter: Verdict::Pass
     if let Some(reason) = &before.block {
-        return Err(format!("a PreToolUse hook blocked this call: {reason}"));
+        return Verdict::Deny(format!("a PreToolUse hook blocked this call: {reason}"));
     }
     match &before.permission {
         Some((Permission::Deny, reason)) => {
-            Err(format!("a PreToolUse hook denied this call: {reason}"))
+            Verdict::Deny(format!("a PreToolUse hook denied this call: {reason}"))
         }
-        Some((Permission::Ask, reason)) => match ask_user(PROGRAM, call, reason) {
-            Ok(()) => {
-                lines.push("  the user allowed the call".into());
-                Ok(())
-            }
-            Err(why) => Err(format!(
-                "a PreToolUse hook asked the user to approve this call, and {why}: it did not run"
-            )),
+        Some((Permission::Ask, reason)) => Verdict::Ask {
+            question: format!("a hook asks: {reason}"),
+            refused: "a PreToolUse hook asked the user to approve this call".to_string(),
         },
-        _ => Ok(()),
+        Some((Permission::Allow, _)) => Verdict::Allow,
+        None => Verdict::Pass,
     }
     // END(ch10/permitted)
 }
-
 // ANCHOR_END: permitted

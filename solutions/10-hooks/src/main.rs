@@ -4,35 +4,38 @@
 //! whatever the model says.
 //!
 //! `matcher.rs` picks the hooks of a call; `hooks.rs` runs them and reads
-//! what their exit codes say; the loop's `run_tool` (`agent.rs`) puts them
-//! in every tool call's path, and `fence.rs` says what they allow. The
-//! `Bash` tool, the events' input and answers, the reading of
+//! what their exit codes say; `fence.rs` is the extension that fires them
+//! at the harness's gate, before every tool call, and says what they allow.
+//! The `Bash` tool, the events' input and answers, the reading of
 //! `settings.json` and the session's folders are given, in `wire-host`.
-//! `cli.rs` is the command line. The rest is chapter 9's.
+//! `cli.rs` is the command line. The loop, the skills and the subagents
+//! are chapters 7 to 9's.
 
-mod agent;
 mod cli;
-mod delegate;
 mod fence;
-mod harness;
 mod hooks;
 mod matcher;
 
 use std::path::Path;
 use std::process::ExitCode;
 
-use agent::{Harness, Log};
 use matcher::Matcher;
 // What chapters 6 to 9 taught, from the `wire-host` crate (`support/host`).
-// Imported here, at the crate's root, so `crate::host` and the like name them
-// in every module.
-use wire_host::host::{self, Host};
-use wire_host::model;
-use wire_host::{agents, join, resource_tool, skill_tools, skills, tokens};
-// Chapter 10's given parts: the Bash tool it fences, the hook events' wire
-// shape, the session (support-own modules of `wire-host`, no lesson).
+// Imported here, at the crate's root, so `crate::events` and the like name
+// them in every module.
+use wire_host::bash::Bash;
+use wire_host::host::Host;
+use wire_host::mcp::Mcp;
+use wire_host::resource_tool::ResourceTool;
+use wire_host::seams::{Extension, Harness};
+use wire_host::show::{self, Log};
+use wire_host::skill_tools::Skills;
+use wire_host::subagents::Subagents;
+use wire_host::{agent, agents, join, skills, tokens};
+// Chapter 10's given parts: the hook events' wire shape, the session
+// (support-own modules of `wire-host`, no lesson).
+use wire_host::events;
 use wire_host::session::{DemoFile, Session};
-use wire_host::{bash, events};
 
 /// The name this program goes by in its messages.
 const PROGRAM: &str = "ch10-hooks";
@@ -57,21 +60,17 @@ async fn main() -> ExitCode {
         Err(status) => return status,
     };
     let (skills, agents) = agents::load_usable(PROGRAM, &cli.skill_folders, &cli.agent_folders);
-    // Building the tokenizer is a moment of pure CPU work. On the runtime's
-    // only thread it would stall the tasks that read the servers' pipes;
-    // on the blocking pool it overlaps the servers' start instead.
+    // Building the tokenizer is pure CPU work: on the blocking pool it
+    // overlaps the servers' start instead of stalling their pipes' tasks.
     let tokenizer = tokio::task::spawn_blocking(tokens::load);
     let host = match Host::start(cli.servers, cli.options).await {
         Ok(host) => host,
-        Err(err) => {
-            eprintln!("{PROGRAM}: {err}");
-            return ExitCode::FAILURE;
-        }
+        Err(err) => return show::ended(PROGRAM, Err(err)),
     };
     let names: Vec<&str> = skills.iter().map(|skill| skill.name.as_str()).collect();
     let agent_names: Vec<&str> = agents.iter().map(|agent| agent.name.as_str()).collect();
     let catalogue = skills::catalogue(&skills);
-    wire_host::show::introduce(&host, &names, &agent_names, &catalogue, &cli.prompt);
+    show::introduce(&host, &names, &agent_names, &catalogue, &cli.prompt);
     let _ = tokenizer.await; // Ready before the first turn counts tokens.
     let demo = if cli.demo { DEMO_FILES } else { &[] };
     let opened = Session::with_hooks(PROGRAM, &cli.hooks, demo, hooks::EVENTS, Matcher::parse);
@@ -79,44 +78,35 @@ async fn main() -> ExitCode {
         Ok(opened) => opened,
         Err(err) => {
             host.shutdown().await;
-            eprintln!("{PROGRAM}: {err}");
-            return ExitCode::FAILURE;
+            return show::ended(PROGRAM, Err(err));
         }
     };
-    let harness = Harness {
-        host,
-        skills,
-        agents,
-        model: cli.model,
-        max_turns: cli.max_turns,
-        max_depth: cli.max_depth,
-        max_concurrent: cli.max_concurrent,
-        hooks: hooks::Hooks { settings, session },
-        delegate: delegate::start,
-        started: agents::Started::default(),
+    let hooks = hooks::Hooks { settings, session };
+    let workdir = &hooks.session.workdir;
+    let mcp = Mcp {
+        program: PROGRAM,
+        host: &host,
     };
-    let outcome = converse(&harness, &cli.prompt, cli.demo).await;
-    harness.host.shutdown().await;
-    match outcome {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(err) => {
-            eprintln!("{PROGRAM}: {err}");
-            ExitCode::FAILURE
-        }
+    let resources = ResourceTool { host: &host };
+    let subagents = Subagents::new(agents, skills.clone(), cli.max_depth, cli.max_concurrent);
+    let skills = Skills { skills };
+    let bash = Bash { workdir };
+    let fence = fence::Fence {
+        program: PROGRAM,
+        hooks: &hooks,
+    };
+    let extensions: Vec<&dyn Extension> =
+        vec![&mcp, &resources, &skills, &bash, &subagents, &fence];
+    let mut harness = Harness::new(PROGRAM, &cli.model, cli.max_turns, extensions);
+    harness.join = |runs| Box::pin(join::join_all(runs));
+    let context = harness.main_context();
+    let outcome = agent::run(&harness, context, &cli.prompt, &mut Log::printed()).await;
+    if cli.demo {
+        demo_outcome(workdir);
     }
-}
-
-/// The main conversation: the prompt, the loop, the answer (after the
-/// demo, first whether the note survived).
-async fn converse(harness: &Harness, prompt: &str, demo: bool) -> Result<(), String> {
-    let main_context = harness.main_context();
-    let mut log = Log { lines: None };
-    let answer = agent::run(harness, &main_context, prompt, &mut log).await;
-    if demo {
-        demo_outcome(&harness.hooks.session.workdir);
-    }
-    println!("answer: {}", answer?);
-    Ok(())
+    drop(harness);
+    host.shutdown().await;
+    show::ended(PROGRAM, outcome)
 }
 
 /// After the demo: did the note survive the injected `rm -rf`?

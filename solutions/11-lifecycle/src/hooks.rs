@@ -11,9 +11,9 @@
 //! read in wire-host (`settings.rs`, `events.rs`); what an exit code
 //! means, and which of several answers wins, are this module's.
 
-use serde_json::Value;
-use wire_host::events::{Answer, Said, capped, first_line};
-use wire_host::session::Session;
+use async_trait::async_trait;
+use wire_host::events::{Answer, Outcome, Said, capped, first_line};
+use wire_host::session::{Fire, Session};
 use wire_host::settings::{Settings, run_all};
 
 use crate::events::{Event, Permission};
@@ -41,27 +41,20 @@ pub const EVENTS: &[&str] = &[
     "SubagentStop",
 ];
 
-/// What the hooks of one event decided, together.
-#[derive(Debug, Default)]
-pub struct Outcome {
-    /// Exit 2 or `decision: "block"`: the reason.
-    pub block: Option<String>,
-    /// `continue: false`: stop the whole run, with `stopReason`.
-    pub stop: Option<String>,
-    /// The strongest `permissionDecision` (deny > ask > allow) and its reason.
-    pub permission: Option<(Permission, String)>,
-    /// `updatedInput`: the tool's whole new input.
-    pub updated_input: Option<Value>,
-    /// Text for the model: `additionalContext`, plain stdout where it counts.
-    pub context: Vec<String>,
+/// How one hook's answer folds into what the hooks of an event decided
+/// together (`Outcome`, in wire-host).
+trait Fold {
+    fn decide(&mut self, permission: Permission, reason: String);
+    fn refuse(&mut self, event: &Event<'_>, reason: String);
+    fn fold(&mut self, event: &Event<'_>, said: Said) -> String;
 }
 
-impl Outcome {
+impl Fold for Outcome {
     // ANCHOR: decide
     /// One hook's permission decision, folded in: when several hooks
     /// decide, the strictest wins (deny, then ask, then allow), with its
     /// reason; of two equal ones, the first in the settings' order.
-    pub fn decide(&mut self, permission: Permission, reason: String) {
+    fn decide(&mut self, permission: Permission, reason: String) {
         if self
             .permission
             .as_ref()
@@ -76,7 +69,7 @@ impl Outcome {
     /// "block"`), folded in as the event allows: before the action it
     /// blocks; after it (the tool ran, it cannot be unrun) the reason goes
     /// to the model, once; SessionStart cannot be blocked.
-    pub fn refuse(&mut self, event: &Event<'_>, reason: String) {
+    fn refuse(&mut self, event: &Event<'_>, reason: String) {
         // GAP(ch11/after-the-fact): after the fact (event.after_the_fact())
         // the reason joins the context, unless it is there already; any
         // other event but SessionStart is blocked.
@@ -119,7 +112,12 @@ pub struct Hooks {
     pub session: Session,
 }
 
-impl Hooks {
+#[async_trait(?Send)]
+impl Fire for Hooks {
+    fn session(&self) -> &Session {
+        &self.session
+    }
+
     // ANCHOR: fire
     /// Runs every handler of `event` whose matcher matches its target (a
     /// tool name, SessionStart's source, SubagentStop's agent type; events
@@ -128,7 +126,7 @@ impl Hooks {
     /// same command run it once (Claude Code dedupes identical handlers;
     /// see `Settings::handlers` in wire-host). Returns what they decided,
     /// and one line per hook for the user.
-    pub async fn fire(
+    async fn fire(
         &self,
         event: &Event<'_>,
         inside: Option<(&str, &str)>,

@@ -4,34 +4,37 @@
 //! call that succeeded, Stop (SubagentStop in a subagent) at a final
 //! answer, which may send the model back to work.
 //!
-//! `agent.rs` fires the prompt's and the stop's hooks, `fence.rs` the ones
-//! after a call, `main.rs` SessionStart; `hooks.rs` learns what an answer
-//! means after the fact. The matcher is chapter 10's (`wire_host`). The
-//! rest is chapter 10's.
+//! `lifecycle.rs` is the extension that fires them: SessionStart (which
+//! `main.rs` asks for first), the prompt's, the stop's and the ones after
+//! a call; `hooks.rs` learns what an answer means after the fact. The
+//! fence and the matcher are chapter 10's (`wire_host`), and so is the
+//! rest.
 
-mod agent;
 mod cli;
-mod delegate;
-mod fence;
-mod harness;
 mod hooks;
+mod lifecycle;
 
 use std::path::Path;
 use std::process::ExitCode;
 
-use agent::{Harness, Log};
-// What chapters 6 to 9 taught, from the `wire-host` crate (`support/host`).
-// Imported here, at the crate's root, so `crate::host` and the like name them
-// in every module.
-use wire_host::host::{self, Host};
-use wire_host::model;
-use wire_host::{agents, join, resource_tool, skill_tools, skills, tokens};
+use lifecycle::Lifecycle;
+// What chapters 6 to 10 taught, from the `wire-host` crate (`support/host`).
+// Imported here, at the crate's root, so `crate::events` and the like name
+// them in every module.
+use wire_host::fence::Fence;
+use wire_host::host::Host;
+use wire_host::matcher::{self, Matcher};
+use wire_host::mcp::Mcp;
+use wire_host::resource_tool::ResourceTool;
+use wire_host::seams::{Extension, Harness};
+use wire_host::show::{self, Log};
+use wire_host::skill_tools::Skills;
+use wire_host::subagents::Subagents;
+use wire_host::{agent, agents, join, skills, tokens};
 // The hook chapters' given parts: the Bash tool, the hook events' wire
 // shape, the session (support-own modules of `wire-host`, no lesson).
 use wire_host::session::{DemoFile, Session};
 use wire_host::{bash, events};
-// What chapter 10 taught and this chapter uses unchanged.
-use wire_host::matcher::{self, Matcher};
 
 /// The name this program goes by in its messages.
 const PROGRAM: &str = "ch11-lifecycle";
@@ -62,21 +65,17 @@ async fn main() -> ExitCode {
         Err(status) => return status,
     };
     let (skills, agents) = agents::load_usable(PROGRAM, &cli.skill_folders, &cli.agent_folders);
-    // Building the tokenizer is a moment of pure CPU work. On the runtime's
-    // only thread it would stall the tasks that read the servers' pipes;
-    // on the blocking pool it overlaps the servers' start instead.
+    // Building the tokenizer is pure CPU work: on the blocking pool it
+    // overlaps the servers' start instead of stalling their pipes' tasks.
     let tokenizer = tokio::task::spawn_blocking(tokens::load);
     let host = match Host::start(cli.servers, cli.options).await {
         Ok(host) => host,
-        Err(err) => {
-            eprintln!("{PROGRAM}: {err}");
-            return ExitCode::FAILURE;
-        }
+        Err(err) => return show::ended(PROGRAM, Err(err)),
     };
     let names: Vec<&str> = skills.iter().map(|skill| skill.name.as_str()).collect();
     let agent_names: Vec<&str> = agents.iter().map(|agent| agent.name.as_str()).collect();
     let catalogue = skills::catalogue(&skills);
-    wire_host::show::introduce(&host, &names, &agent_names, &catalogue, &cli.prompt);
+    show::introduce(&host, &names, &agent_names, &catalogue, &cli.prompt);
     let _ = tokenizer.await; // Ready before the first turn counts tokens.
     let demo = if cli.demo { DEMO_FILES } else { &[] };
     let opened = Session::with_hooks(PROGRAM, &cli.hooks, demo, hooks::EVENTS, Matcher::parse);
@@ -84,63 +83,50 @@ async fn main() -> ExitCode {
         Ok(opened) => opened,
         Err(err) => {
             host.shutdown().await;
-            eprintln!("{PROGRAM}: {err}");
-            return ExitCode::FAILURE;
+            return show::ended(PROGRAM, Err(err));
         }
     };
-    let mut harness = Harness {
-        host,
-        skills,
-        agents,
-        model: cli.model,
-        max_turns: cli.max_turns,
-        max_depth: cli.max_depth,
-        max_concurrent: cli.max_concurrent,
-        hooks: hooks::Hooks { settings, session },
-        session_context: Vec::new(),
-        delegate: delegate::start,
-        started: agents::Started::default(),
+    let hooks = hooks::Hooks { settings, session };
+    let workdir = &hooks.session.workdir;
+    let mcp = Mcp {
+        program: PROGRAM,
+        host: &host,
     };
-    let outcome = converse(&mut harness, &cli.prompt, cli.demo).await;
-    harness.host.shutdown().await;
-    match outcome {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(err) => {
-            eprintln!("{PROGRAM}: {err}");
-            ExitCode::FAILURE
-        }
+    let resources = ResourceTool { host: &host };
+    let subagents = Subagents::new(agents, skills.clone(), cli.max_depth, cli.max_concurrent);
+    let skills = Skills { skills };
+    let bash = bash::Bash { workdir };
+    // STRETCH(ch11/post_tool_failure): a command that exits non-zero fails.
+    #[cfg(feature = "stretch")]
+    let bash = lifecycle::failure::Bash(bash);
+    // END(ch11/post_tool_failure)
+    let fence = Fence {
+        program: PROGRAM,
+        hooks: &hooks,
+    };
+    let lifecycle = Lifecycle::new(&hooks);
+    let extensions: Vec<&dyn Extension> = vec![
+        &mcp, &resources, &skills, &bash, &subagents, &fence, &lifecycle,
+    ];
+    let mut harness = Harness::new(PROGRAM, &cli.model, cli.max_turns, extensions);
+    harness.join = |runs| Box::pin(join::join_all(runs));
+    let outcome = converse(&harness, &lifecycle, &cli.prompt).await;
+    if cli.demo {
+        demo_outcome(workdir);
     }
+    drop(harness);
+    host.shutdown().await;
+    show::ended(PROGRAM, outcome)
 }
 
-/// SessionStart, then the main conversation: the prompt, the loop, the
-/// answer (after the demo, first what its audit log holds).
-async fn converse(harness: &mut Harness, prompt: &str, demo: bool) -> Result<(), String> {
-    let mut log = Log { lines: None };
-    session_start(harness, &mut log).await?;
-    let main_context = harness.main_context();
-    let answer = agent::run(harness, &main_context, prompt, &mut log).await;
-    if demo {
-        demo_outcome(&harness.hooks.session.workdir);
-    }
-    println!("answer: {}", answer?);
-    Ok(())
+/// SessionStart, then the main conversation: the prompt, the loop.
+async fn converse(harness: &Harness<'_>, lifecycle: &Lifecycle<'_>, prompt: &str) -> agent::Answer {
+    let mut log = Log::printed();
+    lifecycle
+        .session_start(harness.model.name(), &mut log)
+        .await?;
+    agent::run(harness, harness.main_context(), prompt, &mut log).await
 }
-
-// ANCHOR: session_start
-/// Fires SessionStart (source `startup`) once, before the first prompt:
-/// what its hooks add goes into the first user message.
-async fn session_start(harness: &mut Harness, log: &mut Log) -> Result<(), String> {
-    let model = harness.model.name();
-    let event = events::Event::SessionStart { model };
-    let (outcome, said) = harness.hooks.fire(&event, None).await;
-    said.into_iter().for_each(|line| log.say(line));
-    if let Some(reason) = outcome.stop {
-        return Err(format!("a SessionStart hook stopped the session: {reason}"));
-    }
-    harness.session_context = outcome.context;
-    Ok(())
-}
-// ANCHOR_END: session_start
 
 /// After the demo: what the PostToolUse hook wrote, outside the
 /// conversation.

@@ -28,6 +28,7 @@ use wire_host::{ask, bash, events};
 use wire_host::hooks;
 use wire_host::matcher::Matcher;
 // What chapter 15 taught and this chapter uses unchanged.
+use wire_host::session::Fire as _;
 use wire_host::{discover, harness, retry};
 
 /// The name this program goes by in its messages.

@@ -30,6 +30,7 @@ use wire_host::matcher::Matcher;
 // What chapter 15 taught and this chapter uses unchanged.
 use wire_host::{discover, harness, retry};
 // What chapter 19 taught and this chapter uses unchanged.
+use wire_host::session::Fire as _;
 use wire_host::tool_search;
 
 /// The name this program goes by in its messages.

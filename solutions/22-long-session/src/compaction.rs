@@ -16,6 +16,7 @@ use wire_host::tokens;
 use crate::events::Event;
 use crate::harness::{Context, Harness, Log};
 use crate::retries;
+use wire_host::session::Fire as _;
 
 /// The hook events this harness fires: chapter 15's, and PreCompact.
 pub const EVENTS: &[&str] = &[

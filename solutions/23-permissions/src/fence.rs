@@ -12,9 +12,10 @@ use crate::PROGRAM;
 use crate::bash;
 use crate::events::{Event, Permission};
 use crate::harness::{Context, Harness, Log};
-use crate::hooks::Outcome;
 use crate::permissions::{self, Decision};
+use wire_host::events::Outcome;
 use wire_host::messages::{Reply, ToolUse};
+use wire_host::session::Fire as _;
 use wire_host::show::confirm;
 
 // ANCHOR: after_call

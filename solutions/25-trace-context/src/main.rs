@@ -34,6 +34,7 @@ use wire_host::{compaction, memory, prompt_cache, retries, served_skills, tool_s
 use wire_host::{permissions, pins};
 // What chapter 24 taught and this chapter uses unchanged.
 use wire_host::sandbox;
+use wire_host::session::Fire as _;
 
 /// The name this program goes by in its messages.
 const PROGRAM: &str = "ch25-trace-context";

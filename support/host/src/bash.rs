@@ -9,10 +9,33 @@ use std::path::Path;
 use std::process::Stdio;
 use std::time::Duration;
 
+use async_trait::async_trait;
 use serde_json::{Value, json};
 use tokio::process::Command;
 
 use crate::process::run_bounded;
+use crate::seams::{Call, Context, Extension, Harness, Outcome};
+
+/// The tool, as an extension of the harness (chapter 10 on): offered
+/// after the skills' tools, run in the working folder.
+pub struct Bash<'a> {
+    pub workdir: &'a Path,
+}
+
+#[async_trait(?Send)]
+impl Extension for Bash<'_> {
+    fn tools(&self, tools: &mut Vec<Value>) {
+        tools.push(definition());
+    }
+
+    async fn run(&self, _: &Harness<'_>, _: &Context, call: &mut Call) -> Option<Outcome> {
+        if call.name() != BASH {
+            return None;
+        }
+        let finished = run(&call.tool_use.input, self.workdir).await;
+        Some(finished.map(|finished| finished.result()))
+    }
+}
 
 /// The tool's name, as Claude Code calls it.
 pub const BASH: &str = "Bash";

@@ -80,6 +80,55 @@ pub struct ModelArgs {
     pub max_turns: u32,
 }
 
+/// `--skills`, `--agents`, `--max-depth`, `--max-concurrent`: the skills'
+/// and the agents' options (chapters 8 and 9), every harness chapter's from
+/// chapter 10 on.
+#[derive(clap::Args)]
+pub struct AgentArgs {
+    /// Load the skills in DIR's subfolders (repeatable; default: this
+    /// chapter's skills/ folder)
+    #[arg(long = "skills", value_name = "DIR")]
+    pub skill_folders: Vec<PathBuf>,
+    /// Load the agent files (*.md) under DIR (repeatable; default: this
+    /// chapter's agents/ folder)
+    #[arg(long = "agents", value_name = "DIR")]
+    pub agent_folders: Vec<PathBuf>,
+    /// Levels of subagents below the main conversation (1: subagents get no
+    /// Agent tool; 0: none)
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub max_depth: u32,
+    /// Subagents of one reply that run at once
+    #[arg(long, value_name = "N", default_value_t = 4)]
+    pub max_concurrent: usize,
+}
+
+/// [`AgentArgs`], checked: the folders (the chapter's own when none is
+/// named) and the limits.
+pub struct AgentOptions {
+    pub skill_folders: Vec<PathBuf>,
+    pub agent_folders: Vec<PathBuf>,
+    pub max_depth: u32,
+    pub max_concurrent: usize,
+}
+
+impl AgentArgs {
+    /// Checks the options; `skills` and `agents` are the chapter's own
+    /// folders.
+    pub fn resolve(self, skills: &str, agents: &str) -> Result<AgentOptions, String> {
+        let skill_folders = folders("--skills", self.skill_folders, skills)?;
+        let agent_folders = folders("--agents", self.agent_folders, agents)?;
+        if self.max_concurrent == 0 {
+            return Err("--max-concurrent 0: at least one subagent must be able to run".into());
+        }
+        Ok(AgentOptions {
+            skill_folders,
+            agent_folders,
+            max_depth: self.max_depth,
+            max_concurrent: self.max_concurrent,
+        })
+    }
+}
+
 /// A harness chapter's command line, read: clap's struct `A`, whose
 /// `--script` (from [`ModelArgs`]) says that the chapter's demo script
 /// is `demo_script`; or the exit status to end with: 0 after `--help`, 2
@@ -153,6 +202,19 @@ fn session_id(id: String) -> Result<String, String> {
         false => Err(format!(
             "--session-id {id:?}: letters, digits, - and _ only"
         )),
+    }
+}
+
+/// The prompt: the words given on the command line, else the script's
+/// (a real model's is empty); no prompt at all is a usage error.
+pub fn prompt(program: &str, words: Vec<String>, script: String) -> Result<String, String> {
+    let prompt = match words.is_empty() {
+        true => script,
+        false => words.join(" "),
+    };
+    match prompt.is_empty() {
+        true => Err(format!("give a prompt: {program} --model NAME What is 2 + 3?")),
+        false => Ok(prompt),
     }
 }
 

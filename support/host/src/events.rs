@@ -16,6 +16,22 @@ use serde_json::{Map, Value, json};
 
 use crate::messages::ToolUse;
 
+/// What the hooks of one event decided, together (chapter 10's `hooks.rs`
+/// folds each hook's answer in).
+#[derive(Debug, Default)]
+pub struct Outcome {
+    /// Exit 2 or `decision: "block"`: the reason.
+    pub block: Option<String>,
+    /// `continue: false`: stop the whole run, with `stopReason`.
+    pub stop: Option<String>,
+    /// The strongest `permissionDecision` (deny > ask > allow) and its reason.
+    pub permission: Option<(Permission, String)>,
+    /// `updatedInput`: the tool's whole new input.
+    pub updated_input: Option<Value>,
+    /// Text for the model: `additionalContext`, plain stdout where it counts.
+    pub context: Vec<String>,
+}
+
 /// The most characters of one string a hook's answer may add (context, a
 /// reason, plain stdout): Claude Code's cap. Claude Code saves the rest to
 /// a file and gives a preview; this harness cuts it, and says so.

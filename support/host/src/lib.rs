@@ -39,6 +39,8 @@ pub mod entries;
 /// Chapter 10's hook events as a type that writes its own input, and one
 /// hook's JSON answer read (not generated: the wire's shape, not a lesson).
 pub mod events;
+/// Chapter 10: the fence, the PreToolUse hooks at the harness's gate.
+pub mod fence;
 /// Reading files safely: regular files only, bounded, UTF-8; listing a
 /// folder, bounded (not generated: protective code, no chapter's lesson).
 pub mod files;
@@ -126,6 +128,8 @@ pub mod skills;
 /// report, computed from the request (not generated: no chapter's lesson;
 /// the scenarios' stub and chapter 20's demo share it).
 pub mod stub_cache;
+/// Chapter 9: the `Agent` tool, subagents in fresh contexts.
+pub mod subagents;
 /// Chapter 7: what a request costs, in tokens.
 pub mod tokens;
 /// Chapter 19: tool search, the deferred tools and `ToolSearch` (for

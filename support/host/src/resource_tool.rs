@@ -8,9 +8,35 @@
 //! (a task worth delegating reads a lot) but its lesson is delegation, so
 //! the tool is given, and the book shows it.
 
+use async_trait::async_trait;
 use serde_json::{Value, json};
 
 use crate::host::Host;
+use crate::seams::{Call, Context, Extension, Harness, Outcome};
+
+/// The tool, as an extension of the harness (chapters 9 to 11).
+pub struct ResourceTool<'a> {
+    pub host: &'a Host,
+}
+
+#[async_trait(?Send)]
+impl Extension for ResourceTool<'_> {
+    fn tools(&self, tools: &mut Vec<Value>) {
+        tools.extend(definition(self.host));
+    }
+
+    async fn run(&self, _: &Harness<'_>, _: &Context, call: &mut Call) -> Option<Outcome> {
+        match call.name() == READ {
+            true => Some(run(self.host, &call.tool_use.input).await),
+            false => None,
+        }
+    }
+
+    /// A resource's text is long: its line shows its cost in tokens.
+    fn long(&self, name: &str) -> bool {
+        name == READ
+    }
+}
 
 /// The tool's name, as Claude Code calls it.
 pub const READ: &str = "ReadMcpResourceTool";

@@ -268,7 +268,7 @@ pub struct Harness<'a> {
     pub max_turns: u32,
     /// How the calls of one reply run.
     pub join: Join,
-    pub extensions: Vec<Box<dyn Extension + 'a>>,
+    pub extensions: Vec<&'a dyn Extension>,
 }
 
 /// Runs the calls of one reply one after the other, in order.
@@ -288,7 +288,7 @@ impl<'a> Harness<'a> {
         program: &'static str,
         model: &'a dyn ModelApi,
         max_turns: u32,
-        extensions: Vec<Box<dyn Extension + 'a>>,
+        extensions: Vec<&'a dyn Extension>,
     ) -> Harness<'a> {
         Harness {
             program,

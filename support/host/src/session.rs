@@ -9,10 +9,11 @@ use std::fmt::Display;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use async_trait::async_trait;
 use serde_json::{Map, Value, json};
 
 use crate::cli::HookOptions;
-use crate::events::common_fields;
+use crate::events::{Event, Outcome, common_fields};
 use crate::settings::{self, Settings};
 
 /// The session's folders. What it made, it removes when dropped.
@@ -25,6 +26,19 @@ pub struct Session {
     /// folder, outside the working folder, so the model's `Bash` never
     /// sees it.
     pub folder: PathBuf,
+}
+
+/// What fires hooks: chapter 10's `Hooks` (and chapter 11's, which reads
+/// more events). The extensions that fire events (the fence, the
+/// lifecycle, compaction) hold one.
+#[async_trait(?Send)]
+pub trait Fire {
+    /// The session whose fields every event's input carries.
+    fn session(&self) -> &Session;
+    /// Runs the hooks of `event` (`inside`: the subagent's id and type when
+    /// one fires it): what they decided, and one line per hook.
+    async fn fire(&self, event: &Event<'_>, inside: Option<(&str, &str)>)
+    -> (Outcome, Vec<String>);
 }
 
 /// A file the demo puts in its fresh working folder: the path under it,

@@ -1,0 +1,337 @@
+//! The hooks around the loop, as an extension of the harness: Claude
+//! Code's events at the loop's other fixed points. SessionStart before the
+//! first prompt (`session_start`, which `main.rs` calls), UserPromptSubmit
+//! on the prompt (the conversation's opening), PostToolUse after a call
+//! that succeeded, Stop (SubagentStop in a subagent) at a final answer,
+//! which may send the model back to work. Chapter 10's fence still fires
+//! PreToolUse at the gate.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+
+use async_trait::async_trait;
+use serde_json::{Value, json};
+use wire_host::fence::transcript;
+use wire_host::seams::{Call, Context, Extension, Harness, Outcome};
+use wire_host::show::Log;
+use wire_host::xml::reminder;
+
+use crate::bash;
+use crate::events::Event;
+use wire_host::session::Fire;
+
+/// How many times in a row Stop hooks may refuse the end before the
+/// harness ends anyway (Claude Code's number): a hook must not loop forever.
+const MAX_STOP_REFUSALS: u32 = 8;
+
+/// The hooks, fired around the loop.
+pub struct Lifecycle<'a> {
+    /// Chapter 11's hooks (`hooks.rs`), or a later chapter's.
+    pub hooks: &'a dyn Fire,
+    /// What SessionStart hooks added, for the first user message.
+    pub session_context: RefCell<Vec<String>>,
+    /// Each conversation's Stop refusals so far. An end they allow ends
+    /// the conversation, so these are always in a row.
+    pub refusals: RefCell<HashMap<String, u32>>,
+}
+
+impl<'a> Lifecycle<'a> {
+    pub fn new(hooks: &'a dyn Fire) -> Self {
+        Lifecycle {
+            hooks,
+            session_context: RefCell::new(Vec::new()),
+            refusals: RefCell::new(HashMap::new()),
+        }
+    }
+
+    // ANCHOR: session_start
+    /// Fires SessionStart (source `startup`) once, before the first prompt:
+    /// what its hooks add goes into the first user message.
+    pub async fn session_start(&self, model: &str, log: &mut Log) -> Result<(), String> {
+        let event = Event::SessionStart { model };
+        let (outcome, said) = self.hooks.fire(&event, None).await;
+        said.into_iter().for_each(|line| log.say(line));
+        if let Some(reason) = outcome.stop {
+            return Err(format!("a SessionStart hook stopped the session: {reason}"));
+        }
+        *self.session_context.borrow_mut() = outcome.context;
+        Ok(())
+    }
+    // ANCHOR_END: session_start
+}
+
+// ANCHOR: extension
+#[async_trait(?Send)]
+impl Extension for Lifecycle<'_> {
+    /// The main conversation's first message is UserPromptSubmit's; a
+    /// subagent's is its task, as the parent wrote it.
+    async fn opening(
+        &self,
+        _: &Harness<'_>,
+        context: &Context,
+        message: Value,
+        log: &mut Log,
+    ) -> Result<Value, String> {
+        match context.depth {
+            0 => submit_prompt(self, message["content"].as_str().unwrap_or(""), log).await,
+            _ => Ok(message),
+        }
+    }
+
+    /// At a final answer: the next message, when a Stop hook refuses the
+    /// end, fewer than MAX_STOP_REFUSALS times in a row.
+    async fn may_end(
+        &self,
+        _: &Harness<'_>,
+        context: &Context,
+        answer: &str,
+        log: &mut Log,
+    ) -> Result<Option<Value>, String> {
+        let refusals = *self.refusals.borrow().get(&context.key).unwrap_or(&0);
+        let refused = stop_refused(self.hooks, context, answer, refusals > 0, log).await?;
+        match refused {
+            Some(content) if refusals < MAX_STOP_REFUSALS => {
+                self.refusals
+                    .borrow_mut()
+                    .insert(context.key.clone(), refusals + 1);
+                Ok(Some(json!({ "role": "user", "content": content })))
+            }
+            Some(_) => {
+                log.say(format!(
+                    "  stop hooks refused {MAX_STOP_REFUSALS} times in a row: ending anyway"
+                ));
+                Ok(None)
+            }
+            None => Ok(None),
+        }
+    }
+
+    async fn after(
+        &self,
+        _: &Harness<'_>,
+        context: &Context,
+        call: &mut Call,
+        outcome: Outcome,
+    ) -> Outcome {
+        after_call(self.hooks, context, call, outcome).await
+    }
+}
+// ANCHOR_END: extension
+
+// ANCHOR: submit_prompt
+/// Fires UserPromptSubmit, and returns the first user message: the prompt,
+/// then what hooks added as context. A block erases the prompt.
+async fn submit_prompt(
+    lifecycle: &Lifecycle<'_>,
+    prompt: &str,
+    log: &mut Log,
+) -> Result<Value, String> {
+    // GAP(ch11/prompt): fire Event::UserPromptSubmit (no subagent is
+    // inside) and say its lines; a stop or a block is an Err naming the
+    // reason; else the prompt, with the SessionStart context
+    // (lifecycle.session_context) and then this event's as system
+    // reminders after it, or the plain prompt when there is none.
+    // starter: let _ = (Event::UserPromptSubmit { prompt }, &lifecycle.session_context, reminder, log);
+    // starter: Ok(json!({ "role": "user", "content": prompt }))
+    let event = Event::UserPromptSubmit { prompt };
+    let (outcome, said) = lifecycle.hooks.fire(&event, None).await;
+    said.into_iter().for_each(|line| log.say(line));
+    if let Some(reason) = outcome.stop.or(outcome.block) {
+        return Err(format!(
+            "a UserPromptSubmit hook blocked the prompt: {reason}"
+        ));
+    }
+    let mut context = lifecycle.session_context.borrow().clone();
+    context.extend(outcome.context);
+    if context.is_empty() {
+        return Ok(json!({ "role": "user", "content": prompt }));
+    }
+    let mut content = vec![json!({ "type": "text", "text": prompt })];
+    for text in context {
+        content.push(json!({ "type": "text", "text": reminder(&text) }));
+    }
+    Ok(json!({ "role": "user", "content": content }))
+    // END(ch11/prompt)
+}
+// ANCHOR_END: submit_prompt
+
+// ANCHOR: stop_refused
+/// Fires Stop (SubagentStop in a subagent, matched on its agent type) at a
+/// final answer. Returns the next user message's content when a hook
+/// refuses the end: a block's reason, and any `additionalContext` as a
+/// system reminder (non-error feedback that also keeps the run going).
+/// `stop_hook_active` tells the hooks the run goes on because of an
+/// earlier refusal.
+async fn stop_refused(
+    hooks: &dyn Fire,
+    context: &Context,
+    answer: &str,
+    active: bool,
+    log: &mut Log,
+) -> Result<Option<Value>, String> {
+    let path = transcript(hooks.session(), context);
+    let event = match &context.agent_type {
+        Some(agent_type) => Event::SubagentStop {
+            active,
+            answer,
+            agent_type,
+            transcript: &path,
+        },
+        None => Event::Stop { active, answer },
+    };
+    // GAP(ch11/stop): fire the event (with context.inside()) and say its
+    // lines. A stop is an Err "a {event name} hook stopped the run:
+    // {reason}". A block's reason, or "A {event name} hook refused the end
+    // without giving a reason." when it has none, is the next message:
+    // a plain string, or, when hooks added context, text blocks (the
+    // reason, then each context as a reminder). No block and no context:
+    // None, the run ends.
+    // starter: let _ = (event, reminder, log);
+    // starter: Ok(None)
+    let (outcome, said) = hooks.fire(&event, context.inside()).await;
+    let event = event.name();
+    said.into_iter().for_each(|line| log.say(line));
+    if let Some(reason) = outcome.stop {
+        return Err(format!("a {event} hook stopped the run: {reason}"));
+    }
+    // The reason is the model's next message, and the API refuses an empty
+    // one: a hook that blocks without a reason still says that it did.
+    let block = outcome.block.map(|reason| match reason.is_empty() {
+        true => format!("A {event} hook refused the end without giving a reason."),
+        false => reason,
+    });
+    if outcome.context.is_empty() {
+        return Ok(block.map(Value::String));
+    }
+    let reminders = outcome.context.iter().map(|text| reminder(text));
+    let texts = block.into_iter().chain(reminders);
+    Ok(Some(
+        texts
+            .map(|text| json!({ "type": "text", "text": text }))
+            .collect(),
+    ))
+    // END(ch11/stop)
+}
+// ANCHOR_END: stop_refused
+
+// ANCHOR: after_call
+/// The hooks after a call: PostToolUse when it succeeded. An MCP result
+/// marked isError is a failure, and fires no PostToolUse (Claude Code's
+/// PostToolUseFailure, which the chapter's stretch fires). What the hooks
+/// add goes beside the tool's own output; a stop ends the run after it.
+pub async fn after_call(
+    hooks: &dyn Fire,
+    context: &Context,
+    call: &mut Call,
+    outcome: Outcome,
+) -> Outcome {
+    // STRETCH(ch11/post_tool_failure): a failure fires its own event.
+    #[cfg(feature = "stretch")]
+    let outcome = match failure::after(hooks, context, call, outcome).await {
+        Ok(fired) => return fired,
+        Err(outcome) => outcome,
+    };
+    // END(ch11/post_tool_failure)
+    // GAP(ch11/after-call): a call that failed (an Err, or a result marked
+    // isError) fires nothing: its outcome comes back as it is. Else fire
+    // Event::PostToolUse (with context.inside()) with the input the call
+    // ran with and its response: for Bash its structuredContent (Claude
+    // Code's fields), for any other tool the whole result. The hooks'
+    // lines, context and stop go on the call.
+    // starter: let _ = (hooks, context, call, bash::BASH);
+    // starter: outcome
+    let Some(result) = outcome
+        .as_ref()
+        .ok()
+        .filter(|result| result["isError"] != true)
+    else {
+        return outcome;
+    };
+    // Bash answers with Claude Code's fields; any other tool with its
+    // whole result.
+    let response = match result.get("structuredContent") {
+        Some(fields) if call.name() == bash::BASH => fields,
+        _ => result,
+    };
+    let event = Event::PostToolUse {
+        call: &call.tool_use,
+        input: &call.tool_use.input,
+        response,
+    };
+    let (after, said) = hooks.fire(&event, context.inside()).await;
+    call.lines.extend(said);
+    call.notes.extend(after.context);
+    call.stop = after.stop;
+    outcome
+    // END(ch11/after-call)
+}
+// ANCHOR_END: after_call
+
+// STRETCH(ch11/post_tool_failure): the module `failure`, which fires
+// PostToolUseFailure after a call that ran and failed; after_call calls it
+// first. A Bash command that exits non-zero is such a failure, as Claude
+// Code counts it: `failure::Bash`, which main.rs offers instead of
+// chapter 10's, makes it an Err that reads `Exit code N`, then the output.
+#[cfg(feature = "stretch")]
+pub mod failure {
+    //! Claude Code's PostToolUseFailure, fired after a call that ran and
+    //! failed.
+    use async_trait::async_trait;
+    use serde_json::{Value, json};
+    use wire_host::agent::text_of;
+    use wire_host::seams::{Call, Context, Extension, Harness, Outcome};
+
+    use crate::bash;
+    use crate::events::Event;
+    use wire_host::session::Fire;
+
+    /// After a failed call (an Err, or a result marked isError): fires
+    /// PostToolUseFailure, with `error` the text the model reads, and makes
+    /// an Err a result marked isError, so the hooks' context fits beside it.
+    /// A call that succeeded comes back as it went in.
+    pub async fn after(
+        hooks: &dyn Fire,
+        context: &Context,
+        call: &mut Call,
+        outcome: Outcome,
+    ) -> Result<Outcome, Outcome> {
+        let result = outcome.unwrap_or_else(
+            |text| json!({ "content": [{ "type": "text", "text": text }], "isError": true }),
+        );
+        if result["isError"] != true {
+            return Err(Ok(result));
+        }
+        let error = text_of(&result["content"]);
+        let event = Event::PostToolUseFailure {
+            call: &call.tool_use,
+            input: &call.tool_use.input,
+            error: &error,
+        };
+        let (after, said) = hooks.fire(&event, context.inside()).await;
+        call.lines.extend(said);
+        call.notes.extend(after.context);
+        call.stop = after.stop;
+        Ok(Ok(result))
+    }
+
+    /// Chapter 10's Bash, whose command failing (a non-zero exit) is a
+    /// failure of the call.
+    pub struct Bash<'a>(pub bash::Bash<'a>);
+
+    #[async_trait(?Send)]
+    impl Extension for Bash<'_> {
+        fn tools(&self, tools: &mut Vec<Value>) {
+            self.0.tools(tools);
+        }
+
+        async fn run(&self, _: &Harness<'_>, _: &Context, call: &mut Call) -> Option<Outcome> {
+            if call.name() != bash::BASH {
+                return None;
+            }
+            let finished = bash::run(&call.tool_use.input, self.0.workdir).await;
+            let finished = finished.and_then(bash::Finished::failed_unless_zero);
+            Some(finished.map(|finished| finished.result()))
+        }
+    }
+}
+// END(ch11/post_tool_failure)
