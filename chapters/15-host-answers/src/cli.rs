@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 use clap::Parser;
 use wire_host::ask::{AnswerArgs, Answers};
-use wire_host::cli::{self, HookArgs, HookOptions, ServerArgs};
+use wire_host::cli::{self, AgentArgs, HookArgs, HookOptions, ModelArgs, ServerArgs};
 use wire_host::connection::Options;
 use wire_host::host::ServerConfig;
 use wire_host::model::{self, Model};
@@ -39,30 +39,10 @@ const ABOUT: &str = "ch15-host-answers: chapter 11's agent loop, as a client of 
 struct Args {
     #[command(flatten)]
     servers: ServerArgs,
-    /// A scripted model: replies from a JSON file (default: scripts/answers-demo.json)
-    #[arg(long, value_name = "PATH")]
-    script: Option<String>,
-    /// A real model over HTTP instead (also WIRE_MODEL)
-    #[arg(long, value_name = "NAME")]
-    model: Option<String>,
-    /// Give up after N model turns
-    #[arg(long, value_name = "N", default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
-    max_turns: u32,
-    /// Load the skills in DIR's subfolders (repeatable; default: this
-    /// chapter's skills/ folder)
-    #[arg(long = "skills", value_name = "DIR")]
-    skill_folders: Vec<PathBuf>,
-    /// Load the agent files (*.md) under DIR (repeatable; default: this
-    /// chapter's agents/ folder)
-    #[arg(long = "agents", value_name = "DIR")]
-    agent_folders: Vec<PathBuf>,
-    /// Levels of subagents below the main conversation (1: subagents get no
-    /// Agent tool; 0: none)
-    #[arg(long, value_name = "N", default_value_t = 1)]
-    max_depth: u32,
-    /// Subagents of one reply that run at once
-    #[arg(long, value_name = "N", default_value_t = 4)]
-    max_concurrent: usize,
+    #[command(flatten)]
+    model: ModelArgs,
+    #[command(flatten)]
+    agents: AgentArgs,
     #[command(flatten)]
     hooks: HookArgs,
     #[command(flatten)]
@@ -95,7 +75,7 @@ pub struct Cli {
 /// after a usage error (one line on stderr).
 pub fn parse() -> Result<Cli, std::process::ExitCode> {
     let demo = std::env::args_os().len() == 1;
-    let args = Args::try_parse().map_err(|err| cli::usage(PROGRAM, err))?;
+    let args: Args = cli::parse(PROGRAM, "scripts/answers-demo.json")?;
     resolve(args, demo).map_err(|err| cli::refuse(PROGRAM, &err))
 }
 
@@ -104,41 +84,22 @@ fn resolve(args: Args, demo: bool) -> Result<Cli, String> {
     let answers = args
         .answers
         .load(demo.then(|| PathBuf::from(DEMO_ANSWERS)))?;
-    let skill_folders = cli::folders("--skills", args.skill_folders, DEFAULT_SKILLS)?;
-    let agent_folders = cli::folders("--agents", args.agent_folders, DEFAULT_AGENTS)?;
-    if args.max_concurrent == 0 {
-        return Err("--max-concurrent 0: at least one subagent must be able to run".to_string());
-    }
-    let model_name = cli::model_name(args.model);
-    // A real model only when one is named: a key in the environment alone
-    // never sends anything anywhere.
-    let (mut model, script_prompt) = match (model_name, args.script) {
-        (Some(name), _) => (model::from_env(&name)?, String::new()),
-        (None, Some(path)) => {
-            let text = std::fs::read_to_string(&path)
-                .map_err(|err| format!("cannot read script {path}: {err}"))?;
-            cli::scripted(&path, &text)?
-        }
-        (None, None) => cli::scripted("scripts/answers-demo.json", DEMO_SCRIPT)?,
-    };
+    let agents = args.agents.resolve(DEFAULT_SKILLS, DEFAULT_AGENTS)?;
+    let named = cli::model_name(args.model.model);
+    let demo_script = ("scripts/answers-demo.json", DEMO_SCRIPT);
+    let (mut model, script_prompt) = model::choose(named, args.model.script, demo_script)?;
     model.trace = args.servers.trace;
-    let prompt = match args.prompt.is_empty() {
-        true => script_prompt,
-        false => args.prompt.join(" "),
-    };
-    if prompt.is_empty() {
-        return Err("give a prompt: ch15-host-answers --model NAME What is 2 + 3?".to_string());
-    }
+    let prompt = cli::prompt(PROGRAM, args.prompt, script_prompt)?;
     Ok(Cli {
         servers: args.servers.configs(demo.then(demo_server))?,
         options: args.servers.options(),
-        skill_folders,
-        agent_folders,
+        skill_folders: agents.skill_folders,
+        agent_folders: agents.agent_folders,
         model,
         prompt,
-        max_turns: args.max_turns,
-        max_depth: args.max_depth,
-        max_concurrent: args.max_concurrent,
+        max_turns: args.model.max_turns,
+        max_depth: agents.max_depth,
+        max_concurrent: agents.max_concurrent,
         hooks,
         answers,
         legacy: args.legacy,

@@ -1,35 +1,20 @@
 //! Chapter 19: tool search. Chapter 15's harness, whose model, past a
 //! threshold, is sent the MCP tools' names instead of their definitions,
 //! and a `ToolSearch` tool that loads the ones it needs for the next
-//! request (`tool_search.rs`; `agent.rs` builds each request's tools and
-//! runs the search). The eras, the questions and their answers are
-//! chapter 15's, from `wire_host`.
+//! request (`tool_search.rs`: `ToolSearch`, an extension of the harness:
+//! what each request carries, a deferred tool refused until it is found,
+//! the search run). The rest is chapters 7 to 15's, from `wire_host`.
 
-mod agent;
 mod cli;
-mod delegate;
-mod fence;
 mod tool_search;
 
 use std::process::ExitCode;
 
-use agent::{Harness, Log};
-// What chapters 6 to 9 taught, from the `wire-host` crate (`support/host`).
-// Imported here, at the crate's root, so `crate::host` and the like name them
-// in every module.
-use wire_host::model;
-use wire_host::remote::Servers;
-use wire_host::{agents, join, skill_tools, skills, tokens};
-// The hook chapters' given parts: the Bash tool, the hook events' wire
-// shape, the session (support-own modules of `wire-host`, no lesson).
-use wire_host::session::Session;
-use wire_host::{ask, bash, events};
-// What chapters 10 and 11 taught and this chapter uses unchanged.
-use wire_host::hooks;
-use wire_host::matcher::Matcher;
-// What chapter 15 taught and this chapter uses unchanged.
-use wire_host::session::Fire as _;
-use wire_host::{discover, harness, retry};
+use tool_search::ToolSearch;
+use wire_host::program::{BaseExtensions, Parts};
+use wire_host::seams::{Extension, Harness};
+use wire_host::show::{self, Log};
+use wire_host::{agent, ask};
 
 /// The name this program goes by in its messages.
 const PROGRAM: &str = "ch19-tool-search";
@@ -40,85 +25,53 @@ async fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(status) => return status,
     };
-    let (skills, agents) = agents::load_usable(PROGRAM, &cli.skill_folders, &cli.agent_folders);
-    // Building the tokenizer is a moment of pure CPU work. On the runtime's
-    // only thread it would stall the tasks that read the servers' pipes;
-    // on the blocking pool it overlaps the servers' start instead.
-    let tokenizer = tokio::task::spawn_blocking(tokens::load);
-    let capabilities = discover::capabilities(cli.answers.sampling);
-    let open = async |name: &str, link| discover::open(name, link, &capabilities, cli.legacy).await;
-    let host = match Servers::start(cli.servers, cli.options, open).await {
-        Ok(host) => host,
-        Err(err) => {
-            eprintln!("{PROGRAM}: {err}");
-            return ExitCode::FAILURE;
-        }
+    let nothing = async |_: &_, _: &_| Vec::new();
+    let started = Parts::start(PROGRAM, cli.base, nothing, ask::EVENTS, &[]).await;
+    let parts = match started {
+        Ok(parts) => parts,
+        Err(err) => return show::ended(PROGRAM, Err(err)),
     };
-    let names: Vec<&str> = skills.iter().map(|skill| skill.name.as_str()).collect();
-    let agent_names: Vec<&str> = agents.iter().map(|agent| agent.name.as_str()).collect();
-    let catalogue = skills::catalogue(&skills);
-    host.show();
-    tool_search::set_mode(cli.tool_search);
-    wire_host::show::introduce_rest(&names, &agent_names, &catalogue, &cli.prompt);
-    let _ = tokenizer.await; // Ready before the first turn counts tokens.
-    let opened = Session::with_hooks(PROGRAM, &cli.hooks, &[], ask::EVENTS, Matcher::parse);
-    let (session, settings) = match opened {
-        Ok(opened) => opened,
-        Err(err) => {
-            host.shutdown().await;
-            eprintln!("{PROGRAM}: {err}");
-            return ExitCode::FAILURE;
-        }
+    let base = parts.base();
+    let tool_search = ToolSearch {
+        mode: cli.tool_search,
     };
-    let mut harness = Harness {
-        host,
-        answers: cli.answers.or_root(&session.workdir),
+    let BaseExtensions {
+        answering,
         skills,
-        agents,
-        model: cli.model,
-        max_turns: cli.max_turns,
-        max_depth: cli.max_depth,
-        max_concurrent: cli.max_concurrent,
-        hooks: hooks::Hooks { settings, session },
-        session_context: Vec::new(),
-        delegate: delegate::start,
-        started: agents::Started::default(),
-    };
-    let outcome = converse(&mut harness, &cli.prompt).await;
-    harness.host.shutdown().await;
-    match outcome {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(err) => {
-            eprintln!("{PROGRAM}: {err}");
-            ExitCode::FAILURE
-        }
-    }
+        bash,
+        subagents,
+        fence,
+        lifecycle,
+    } = &base;
+    let extensions: Vec<&dyn Extension> = vec![
+        answering,
+        &tool_search,
+        skills,
+        bash,
+        subagents,
+        fence,
+        lifecycle,
+    ];
+    let harness = parts.harness(extensions);
+    let outcome = converse(&harness, &base, &tool_search, &parts.prompt).await;
+    drop(harness);
+    drop(base);
+    parts.end(outcome).await
 }
 
-/// SessionStart, then the main conversation: the prompt, the loop, the
-/// answer.
-async fn converse(harness: &mut Harness, prompt: &str) -> Result<(), String> {
-    let mut log = Log { lines: None };
-    session_start(harness, &mut log).await?;
-    let main_context = agent::main_context(harness);
-    tool_search::show(&main_context.tools);
-    let answer = agent::run(harness, &main_context, prompt, &mut log).await;
-    println!("answer: {}", answer?);
-    Ok(())
+/// SessionStart, then the main conversation: the tool search line, the
+/// prompt, the loop.
+async fn converse(
+    harness: &Harness<'_>,
+    base: &BaseExtensions<'_>,
+    tool_search: &ToolSearch,
+    prompt: &str,
+) -> agent::Answer {
+    let mut log = Log::printed();
+    base.lifecycle
+        .session_start(harness.model.name(), &mut log)
+        .await?;
+    let context = harness.main_context();
+    tool_search.show(&context.tools);
+    agent::run(harness, context, prompt, &mut log).await
 }
-
-// ANCHOR: session_start
-/// Fires SessionStart (source `startup`) once, before the first prompt:
-/// what its hooks add goes into the first user message.
-async fn session_start(harness: &mut Harness, log: &mut Log) -> Result<(), String> {
-    let model = harness.model.name();
-    let event = events::Event::SessionStart { model };
-    let (outcome, said) = harness.hooks.fire(&event, None).await;
-    said.into_iter().for_each(|line| log.say(line));
-    if let Some(reason) = outcome.stop {
-        return Err(format!("a SessionStart hook stopped the session: {reason}"));
-    }
-    harness.session_context = outcome.context;
-    Ok(())
-}
-// ANCHOR_END: session_start

@@ -8,12 +8,13 @@
 //!
 //! Nothing is kept between turns: the tools a conversation has found are
 //! the matches of the `ToolSearch` calls in its messages, searched again.
+//! `ToolSearch`, the extension, puts it in chapter 15's harness.
 
-use std::sync::OnceLock;
-
+use async_trait::async_trait;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use wire_host::messages::{Block, ToolUse};
+use wire_host::seams::{Call, Context, Extension, Harness, Outcome};
 use wire_host::tokens;
 
 /// The search tool's name, Claude Code's.
@@ -61,23 +62,39 @@ impl Mode {
     }
 }
 
-/// The session's setting, read once at the start (`main.rs`): every
-/// context's loop reads it, a subagent's too, and the harness type is
-/// chapter 15's, with no field for it.
-static MODE: OnceLock<Mode> = OnceLock::new();
-
-/// Sets the session's mode; only the first call counts.
-pub fn set_mode(mode: Mode) {
-    let _ = MODE.set(mode);
+// ANCHOR: extension
+/// Tool search, as an extension of the harness: each request carries the
+/// tools a conversation has found and the names of the others; a
+/// deferred tool not yet found is refused with how to find it; and
+/// `ToolSearch` runs here, in the harness.
+pub struct ToolSearch {
+    /// ENABLE_TOOL_SEARCH, read once at the start.
+    pub mode: Mode,
 }
 
-/// The session's mode (`auto` if none was set).
-pub fn mode() -> Mode {
-    let auto = Mode::Auto {
-        percent: AUTO_PERCENT,
-    };
-    *MODE.get().unwrap_or(&auto)
+#[async_trait(?Send)]
+impl Extension for ToolSearch {
+    fn carry(&self, context: &Context, messages: &[Value], _turn: u32, request: &mut Value) {
+        let offer = split(&context.tools, self.mode);
+        request["tools"] = json!(tools_for(&offer, messages));
+        let system = request["system"].as_str().unwrap_or_default();
+        request["system"] = json!(announce(system, &offer));
+    }
+
+    fn not_sent(&self, context: &Context, name: &str) -> Option<String> {
+        let offer = split(&context.tools, self.mode);
+        let deferred = offer.deferred.iter().any(|tool| tool["name"] == name);
+        deferred.then(|| not_loaded(name))
+    }
+
+    async fn run(&self, _: &Harness<'_>, context: &Context, call: &mut Call) -> Option<Outcome> {
+        if call.name() != TOOL_SEARCH {
+            return None;
+        }
+        Some(run(&split(&context.tools, self.mode), &call.tool_use.input))
+    }
 }
+// ANCHOR_END: extension
 
 /// A context's tools split in two: the ones sent in full on every request,
 /// and the deferred ones, sent only by name until a search finds them.
@@ -232,19 +249,21 @@ pub fn announce(system: &str, offer: &Offer) -> String {
     )
 }
 
-/// The line the session starts with: how many tools are deferred.
-pub fn show(tools: &[Value]) {
-    let offer = split(tools, mode());
-    println!(
-        "tool search ({SETTING}={}): {} of {} tools deferred",
-        match mode() {
-            Mode::Off => "false".to_string(),
-            Mode::On => "true".to_string(),
-            Mode::Auto { percent } => format!("auto:{percent}"),
-        },
-        offer.deferred.len(),
-        tools.len()
-    );
+impl ToolSearch {
+    /// The line the session starts with: how many tools are deferred.
+    pub fn show(&self, tools: &[Value]) {
+        let offer = split(tools, self.mode);
+        println!(
+            "tool search ({SETTING}={}): {} of {} tools deferred",
+            match self.mode {
+                Mode::Off => "false".to_string(),
+                Mode::On => "true".to_string(),
+                Mode::Auto { percent } => format!("auto:{percent}"),
+            },
+            offer.deferred.len(),
+            tools.len()
+        );
+    }
 }
 
 /// The error a deferred tool's call gets before a search loaded it.

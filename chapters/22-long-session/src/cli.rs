@@ -7,18 +7,14 @@
 //! environment variable, ENABLE_TOOL_SEARCH, read here; chapter 20 adds no
 //! option (its measuring switch is an environment variable too).
 
-use std::path::PathBuf;
-
 use clap::Parser;
-use wire_host::ask::{AnswerArgs, Answers};
-use wire_host::cli::{self, HookArgs, HookOptions, ServerArgs};
-use wire_host::connection::Options;
+use wire_host::cli::{self, BudgetArgs};
 use wire_host::host::ServerConfig;
-use wire_host::model::{self, Model};
+use wire_host::program::{Base, BaseArgs, Defaults};
 
 use crate::PROGRAM;
+use crate::retries;
 use crate::tool_search::{Mode, SETTING};
-use crate::{compaction, retries};
 
 /// The demo script, built into the binary so the demo needs no files.
 const DEMO_SCRIPT: &str = include_str!("../scripts/long-demo.json");
@@ -77,120 +73,47 @@ fn after_help() -> String {
 #[command(name = PROGRAM, bin_name = PROGRAM, about = ABOUT, after_help = after_help())]
 struct Args {
     #[command(flatten)]
-    servers: ServerArgs,
-    /// A scripted model: replies from a JSON file (default: scripts/long-demo.json)
-    #[arg(long, value_name = "PATH")]
-    script: Option<String>,
-    /// A real model over HTTP instead (also WIRE_MODEL)
-    #[arg(long, value_name = "NAME")]
-    model: Option<String>,
-    /// Give up after N model turns
-    #[arg(long, value_name = "N", default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
-    max_turns: u32,
-    /// Load the skills in DIR's subfolders (repeatable; default: this
-    /// chapter's skills/ folder)
-    #[arg(long = "skills", value_name = "DIR")]
-    skill_folders: Vec<PathBuf>,
-    /// Load the agent files (*.md) under DIR (repeatable; default: this
-    /// chapter's agents/ folder)
-    #[arg(long = "agents", value_name = "DIR")]
-    agent_folders: Vec<PathBuf>,
-    /// Levels of subagents below the main conversation (1: subagents get no
-    /// Agent tool; 0: none)
-    #[arg(long, value_name = "N", default_value_t = 1)]
-    max_depth: u32,
-    /// Subagents of one reply that run at once
-    #[arg(long, value_name = "N", default_value_t = 4)]
-    max_concurrent: usize,
+    base: BaseArgs,
     #[command(flatten)]
-    hooks: HookArgs,
-    #[command(flatten)]
-    answers: AnswerArgs,
-    /// Skip server/discover: initialize every server (for servers that
-    /// fail on a request before initialize)
-    #[arg(long)]
-    legacy: bool,
-    /// Compact the conversation when a request would carry more than N
-    /// tokens (cl100k_base; the course's option; default: no budget)
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
-    context_budget: Option<u64>,
+    budget: BudgetArgs,
     /// What to ask (default: the script's prompt)
     prompt: Vec<String>,
 }
 
 pub struct Cli {
-    pub servers: Vec<ServerConfig>,
-    pub skill_folders: Vec<PathBuf>,
-    pub agent_folders: Vec<PathBuf>,
-    pub model: Model,
-    pub prompt: String,
-    pub max_turns: u32,
-    pub max_depth: u32,
-    pub max_concurrent: usize,
-    pub options: Options,
-    pub hooks: HookOptions,
-    pub answers: Answers,
-    /// `--legacy`: no server/discover probe.
-    pub legacy: bool,
+    /// The options of chapters 7 to 15.
+    pub base: Base,
     /// ENABLE_TOOL_SEARCH, read.
     pub tool_search: Mode,
+    /// `--context-budget` (the demo's own when it runs).
+    pub budget: Option<usize>,
 }
 
 /// The command line, or the exit status to end with: 0 after `--help`, 2
 /// after a usage error (one line on stderr).
 pub fn parse() -> Result<Cli, std::process::ExitCode> {
     let demo = std::env::args_os().len() == 1;
-    let args = Args::try_parse().map_err(|err| cli::usage(PROGRAM, err))?;
+    let args: Args = cli::parse(PROGRAM, "scripts/long-demo.json")?;
     resolve(args, demo).map_err(|err| cli::refuse(PROGRAM, &err))
 }
 
 fn resolve(args: Args, demo: bool) -> Result<Cli, String> {
-    let hooks = args.hooks.resolve(None)?;
-    let answers = args.answers.load(None)?;
-    // Claude Code's setting (the demo leaves it to `auto`: nothing deferred).
+    // Claude Code's setting, read here.
     let tool_search = Mode::read(std::env::var(SETTING).ok().as_deref())?;
     retries::max_retries()?; // Claude Code's setting, checked before any request.
-    let budget = args.context_budget.or(demo.then_some(DEMO_BUDGET));
-    compaction::set_budget(budget.map(|tokens| tokens as usize));
-    let skill_folders = cli::folders("--skills", args.skill_folders, DEFAULT_SKILLS)?;
-    let agent_folders = cli::folders("--agents", args.agent_folders, DEFAULT_AGENTS)?;
-    if args.max_concurrent == 0 {
-        return Err("--max-concurrent 0: at least one subagent must be able to run".to_string());
-    }
-    let model_name = cli::model_name(args.model);
-    // A real model only when one is named: a key in the environment alone
-    // never sends anything anywhere.
-    let (mut model, script_prompt) = match (model_name, args.script) {
-        (Some(name), _) => (model::from_env(&name)?, String::new()),
-        (None, Some(path)) => {
-            let text = std::fs::read_to_string(&path)
-                .map_err(|err| format!("cannot read script {path}: {err}"))?;
-            cli::scripted(&path, &text)?
-        }
-        (None, None) => cli::scripted("scripts/long-demo.json", DEMO_SCRIPT)?,
+    let budget = args.budget.context_budget.or(demo.then_some(DEMO_BUDGET));
+    let defaults = Defaults {
+        script: ("scripts/long-demo.json", DEMO_SCRIPT.to_string()),
+        settings: None,
+        skills: DEFAULT_SKILLS,
+        agents: DEFAULT_AGENTS,
+        server: Some(demo_server()),
     };
-    model.trace = args.servers.trace;
-    let prompt = match args.prompt.is_empty() {
-        true => script_prompt,
-        false => args.prompt.join(" "),
-    };
-    if prompt.is_empty() {
-        return Err("give a prompt: ch22-long-session --model NAME What is 2 + 3?".to_string());
-    }
+    let base = args.base.resolve(PROGRAM, args.prompt, demo, defaults)?;
     Ok(Cli {
-        servers: args.servers.configs(demo.then(demo_server))?,
-        options: args.servers.options(),
-        skill_folders,
-        agent_folders,
-        model,
-        prompt,
-        max_turns: args.max_turns,
-        max_depth: args.max_depth,
-        max_concurrent: args.max_concurrent,
-        hooks,
-        answers,
-        legacy: args.legacy,
+        base,
         tool_search,
+        budget: budget.map(|tokens| tokens as usize),
     })
 }
 

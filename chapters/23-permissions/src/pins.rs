@@ -5,31 +5,51 @@
 //! the first time it sees it, as SSH records a host's key, and refuses a
 //! tool whose definition later differs, until the user removes its pin.
 //! `--pins FILE` keeps them between sessions (the course's option).
+//! `Pinned`, an extension of the harness, checks the servers' tools each
+//! time the main conversation's tools are made, and leaves out the ones
+//! refused.
 
+use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::sync::Mutex;
 
+use async_trait::async_trait;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 use wire_host::host::Tool;
+use wire_host::remote::Servers;
+use wire_host::seams::Extension;
 
 /// The pins (qualified name → digest), the file they live in, and the
 /// tools refused for a changed definition.
-struct Pins {
+pub struct Pins {
     digests: BTreeMap<String, String>,
     file: Option<PathBuf>,
     refused: Vec<String>,
 }
-static PINS: Mutex<Pins> = Mutex::new(Pins {
-    digests: BTreeMap::new(),
-    file: None,
-    refused: vec![],
-});
+
+/// Pins, as an extension of the harness: the servers whose tools they pin.
+pub struct Pinned<'a> {
+    pub servers: &'a Servers,
+    pub pins: RefCell<Pins>,
+}
+
+#[async_trait(?Send)]
+impl Extension for Pinned<'_> {
+    /// Each definition against its pin (the lines say what changed); a
+    /// changed one is not offered.
+    fn tools(&self, tools: &mut Vec<Value>) {
+        let mut pins = self.pins.borrow_mut();
+        check(&mut pins, &self.servers.tools())
+            .iter()
+            .for_each(|line| println!("{line}"));
+        tools.retain(|tool| !pins.refused.iter().any(|name| tool["name"] == *name));
+    }
+}
 
 /// Reads the pins file, when there is one (a missing or unreadable file is
 /// an empty one: it is written anew).
-pub fn load(file: Option<PathBuf>) -> Result<(), String> {
+pub fn load(file: Option<PathBuf>) -> Result<Pins, String> {
     let text = file
         .as_ref()
         .and_then(|path| std::fs::read_to_string(path).ok());
@@ -37,12 +57,11 @@ pub fn load(file: Option<PathBuf>) -> Result<(), String> {
         Some(read) => read.map_err(|err| format!("--pins: not a JSON object of digests: {err}"))?,
         None => BTreeMap::new(),
     };
-    *PINS.lock().unwrap() = Pins {
+    Ok(Pins {
         digests: pins,
         file,
         refused: vec![],
-    };
-    Ok(())
+    })
 }
 
 /// A definition's digest: its JSON, keys in order (so the digest does not
@@ -55,14 +74,13 @@ pub fn digest(definition: &Value) -> String {
 /// Checks every tool the servers list against its pin: a tool seen the
 /// first time is pinned, a tool whose definition changed is refused from
 /// now on. Says what changed, and saves new pins.
-pub fn check(tools: &[Tool]) -> Vec<String> {
+pub fn check(pins: &mut Pins, tools: &[Tool]) -> Vec<String> {
     let mut said = Vec::new();
-    let mut guard = PINS.lock().unwrap();
     let Pins {
         digests: pins,
         file,
         refused,
-    } = &mut *guard;
+    } = pins;
     for tool in tools {
         let now = digest(&tool.definition);
         // TODO(ch23/pin): no pin for tool.qualified: pin `now`. A pin that
@@ -81,12 +99,3 @@ pub fn check(tools: &[Tool]) -> Vec<String> {
     said
 }
 // ANCHOR_END: check
-
-/// Whether the tool `name` was refused for a changed definition.
-pub fn refused(name: &str) -> bool {
-    PINS.lock()
-        .unwrap()
-        .refused
-        .iter()
-        .any(|refused| refused == name)
-}

@@ -7,15 +7,17 @@
 //! (`wire_host::proxy`). A sandbox that cannot start refuses every `Bash`
 //! call with the reason: never a silent run without it (the course's
 //! choice; Claude Code warns and runs unsandboxed unless
-//! `failIfUnavailable`).
+//! `failIfUnavailable`). `Sandbox`, an extension of the harness, offers
+//! `Bash` in chapter 10's place and runs it so.
 
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
 
+use async_trait::async_trait;
 use serde::Deserialize;
 use serde_json::Value;
 use wire_host::bash::{self, Finished};
 use wire_host::proxy::{self, BRIDGE, BRIDGE_PORT};
+use wire_host::seams::{Call, Context, Extension, Harness, Outcome, Verdict};
 use wire_host::session::Session;
 
 /// The `sandbox` section of a settings file (the keys this harness reads).
@@ -47,14 +49,43 @@ pub struct Network {
     pub allowed_domains: Vec<String>,
 }
 
-/// The settings, and the wrapper every command runs in (or why there is
-/// none), made once at the start.
-static SANDBOX: OnceLock<(Settings, Result<Vec<String>, String>)> = OnceLock::new();
-
-/// Whether the sandbox is on.
-pub fn enabled() -> bool {
-    SANDBOX.get().is_some_and(|(settings, _)| settings.enabled)
+/// The sandbox, as an extension of the harness: the settings, and the
+/// wrapper every command runs in (or why there is none), made once at the
+/// start (`start`).
+pub struct Sandbox<'a> {
+    pub session: &'a Session,
+    pub settings: Settings,
+    pub wrapper: Result<Vec<String>, String>,
 }
+
+// ANCHOR: extension
+#[async_trait(?Send)]
+impl Extension for Sandbox<'_> {
+    fn tools(&self, tools: &mut Vec<Value>) {
+        tools.push(bash::definition());
+    }
+
+    /// Claude Code's autoAllowBashIfSandboxed: in the sandbox, Bash needs
+    /// no allow rule (deny and ask rules still hold).
+    async fn gate(&self, _: &Harness<'_>, _: &Context, call: &mut Call) -> Verdict {
+        if call.name() != bash::BASH || !self.settings.enabled {
+            return Verdict::Pass;
+        }
+        // STRETCH(ch24/excluded): an excluded command is not sandboxed, so
+        // it needs a rule like any other; a line says where it runs.
+        // END(ch24/excluded)
+        Verdict::Allow
+    }
+
+    async fn run(&self, _: &Harness<'_>, _: &Context, call: &mut Call) -> Option<Outcome> {
+        if call.name() != bash::BASH {
+            return None;
+        }
+        let finished = run(self, &call.tool_use.input).await;
+        Some(finished.map(|finished| finished.result()))
+    }
+}
+// ANCHOR_END: extension
 
 // ANCHOR: domain
 /// Whether the proxy lets a connection to `host` through: a pattern
@@ -149,11 +180,11 @@ pub fn wrapper(settings: &Settings, session: &Session, tmp: &Path) -> Vec<String
 /// starts the proxy for its allowed domains, and tries the sandbox once:
 /// a line says what holds, or why Bash will be refused. `program` names
 /// the harness in the proxy's messages.
-pub fn start(
+pub fn start<'a>(
     program: &'static str,
     settings: Option<&Path>,
-    session: &Session,
-) -> Result<(), String> {
+    session: &'a Session,
+) -> Result<Sandbox<'a>, String> {
     let text = settings.map(std::fs::read_to_string).transpose();
     let text = text.map_err(|err| format!("cannot read the settings: {err}"))?;
     let value: Value = serde_json::from_str(&text.unwrap_or("{}".into())).unwrap_or_default();
@@ -161,8 +192,12 @@ pub fn start(
         .map_err(|err| format!("the settings' sandbox: {err}"))?
         .unwrap_or_default();
     if !settings.enabled {
-        let _ = SANDBOX.set((settings, Err("off".into())));
-        return Ok(());
+        let wrapper = Err("off".into());
+        return Ok(Sandbox {
+            session,
+            settings,
+            wrapper,
+        });
     }
     let tmp = session.folder.join("tmp");
     let _ = std::fs::create_dir_all(&tmp);
@@ -184,8 +219,12 @@ pub fn start(
         ),
         Err(why) => println!("sandbox: cannot start: {why}; every Bash call will be refused"),
     }
-    let _ = SANDBOX.set((settings, works.map(|()| wrapper)));
-    Ok(())
+    let wrapper = works.map(|()| wrapper);
+    Ok(Sandbox {
+        session,
+        settings,
+        wrapper,
+    })
 }
 
 /// What the filesystem settings add to the start line.
@@ -233,17 +272,18 @@ fn try_once(wrapper: &[String]) -> Result<(), String> {
 
 /// Runs one `Bash` call: in the sandbox when it is on; refused, with the
 /// reason, when it is on and cannot start.
-pub async fn run(input: &Value, session: &Session) -> Result<Finished, String> {
+pub async fn run(sandbox: &Sandbox<'_>, input: &Value) -> Result<Finished, String> {
+    let workdir = &sandbox.session.workdir;
     // STRETCH(ch24/excluded): an excluded command runs as if the sandbox
     // were off.
     // END(ch24/excluded)
-    match SANDBOX.get() {
-        Some((settings, wrapper)) if settings.enabled => match wrapper {
-            Ok(wrapper) => bash::run_in(wrapper, input, &session.workdir).await,
-            Err(why) => Err(format!(
-                "the sandbox cannot start ({why}), so Bash does not run"
-            )),
-        },
-        _ => bash::run(input, &session.workdir).await,
+    if !sandbox.settings.enabled {
+        return bash::run(input, workdir).await;
+    }
+    match &sandbox.wrapper {
+        Ok(wrapper) => bash::run_in(wrapper, input, workdir).await,
+        Err(why) => Err(format!(
+            "the sandbox cannot start ({why}), so Bash does not run"
+        )),
     }
 }

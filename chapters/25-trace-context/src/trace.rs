@@ -3,9 +3,9 @@
 //! its own work), or starts a new one; every MCP request then carries it in
 //! its `_meta` (SEP-414: `traceparent`, in both eras), each with a span id
 //! of its own, so that a server's log line names the trace and the span of
-//! the request that caused it.
+//! the request that caused it. The seam is the transport's: every link
+//! stamps its requests with `Trace::stamp` before they go out.
 
-use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde_json::{Value, json};
@@ -26,16 +26,14 @@ pub struct TraceParent {
 }
 
 /// This run's trace, set once at the start.
-struct Run {
+pub struct Trace {
     trace_id: String,
     flags: String,
     /// What this run's span ids are made from (see `span_id`).
     seed: String,
+    /// Requests stamped so far: each gets the next span.
+    spans: AtomicU64,
 }
-
-static RUN: OnceLock<Run> = OnceLock::new();
-/// Requests stamped so far: each gets the next span.
-static SPANS: AtomicU64 = AtomicU64::new(0);
 
 // ANCHOR: parse
 /// A `traceparent` value read by W3C's rules, or the rule it breaks. A
@@ -65,55 +63,58 @@ fn is_lower_hex(field: &str, digits: usize) -> bool {
 }
 
 // ANCHOR: start
-/// Sets this run's trace from the caller's `traceparent` (`caller`, read
-/// from `TRACEPARENT`): its trace id and flags go on, and its span seeds
-/// ours. Without one, or with one that breaks a rule, a new trace. Returns
-/// the line the harness shows.
-pub fn start(caller: Option<&str>, session_id: &str) -> String {
+/// This run's trace from the caller's `traceparent` (`caller`, read from
+/// `TRACEPARENT`): its trace id and flags go on, and its span seeds ours.
+/// Without one, or with one that breaks a rule, a new trace. With the line
+/// the harness shows.
+pub fn start(caller: Option<&str>, session_id: &str) -> (Trace, String) {
     // TODO(ch25/start): parse `caller`. A valid one: keep its trace_id and
     // flags, seed the spans with its parent_id and the session id, and say
     // "trace: ID, continued from TRACEPARENT". Otherwise `new_trace` (seeded
     // with the session id) and say "trace: a new one", adding
-    // " (TRACEPARENT ignored: WHY)" when there was one. Set RUN either way.
-    let _ = (caller.map(parse), session_id, &RUN, new_trace);
-    "trace: TODO(ch25/start)".to_string()
+    // " (TRACEPARENT ignored: WHY)" when there was one.
+    let _ = (caller.map(parse), session_id);
+    (new_trace(session_id), "trace: TODO(ch25/start)".to_string())
     // END(ch25/start)
 }
 // ANCHOR_END: start
 
 /// A trace of this run's own: 16 random bytes for its id, flagged sampled
 /// (this run's output records it).
-fn new_trace(session_id: &str) -> Run {
+fn new_trace(session_id: &str) -> Trace {
     let trace_id = random_hex(16);
-    Run {
+    Trace {
         seed: format!("{trace_id}/{session_id}"),
         trace_id,
         flags: "01".to_string(),
+        spans: AtomicU64::new(0),
     }
 }
 
 // ANCHOR: stamp
-/// Every request's params, as the link sends them: `_meta.traceparent`
-/// names this run's trace and a new span for this request, beside what
-/// `_meta` holds already (2026-07-28's keys, a progress token).
-pub fn stamp(params: &mut Value) {
-    // TODO(ch25/stamp): when RUN is set, write "00-TRACE-SPAN-FLAGS" into
-    // params["_meta"]["traceparent"], SPAN a new `span_id`; leave every
-    // other key of `_meta` as it is.
-    let _ = (params, RUN.get().map(|run| span_id(&run.seed)), json!(null));
-    // END(ch25/stamp)
-}
-// ANCHOR_END: stamp
+impl Trace {
+    /// Every request's params, as the link sends them: `_meta.traceparent`
+    /// names this run's trace and a new span for this request, beside what
+    /// `_meta` holds already (2026-07-28's keys, a progress token).
+    pub fn stamp(&self, params: &mut Value) {
+        // TODO(ch25/stamp): write "00-TRACE-SPAN-FLAGS" into
+        // params["_meta"]["traceparent"], SPAN a new `span_id`; leave every
+        // other key of `_meta` as it is.
+        let _ = (params, self.span_id(), json!(null));
+        // END(ch25/stamp)
+    }
+    // ANCHOR_END: stamp
 
-/// The next span id: 16 hex digits of a hash of the seed and a count.
-/// W3C asks for ids unique in practice, and does not say how; the seed
-/// holds the trace, the caller's span and the session (the course's
-/// choice: unique in effect across runs, and the same for the same seed,
-/// so a transcript can pin it). Never all zeros.
-fn span_id(seed: &str) -> String {
-    let count = SPANS.fetch_add(1, Ordering::Relaxed) + 1;
-    let hash = mix(fnv1a(format!("{seed}/{count}").as_bytes()));
-    format!("{:016x}", hash.max(1))
+    /// The next span id: 16 hex digits of a hash of the seed and a count.
+    /// W3C asks for ids unique in practice, and does not say how; the seed
+    /// holds the trace, the caller's span and the session (the course's
+    /// choice: unique in effect across runs, and the same for the same
+    /// seed, so a transcript can pin it). Never all zeros.
+    fn span_id(&self) -> String {
+        let count = self.spans.fetch_add(1, Ordering::Relaxed) + 1;
+        let hash = mix(fnv1a(format!("{}/{count}", self.seed).as_bytes()));
+        format!("{:016x}", hash.max(1))
+    }
 }
 
 /// MurmurHash3's finalizer: every bit of the input moves every bit of the

@@ -5,7 +5,7 @@
 use async_trait::async_trait;
 use serde_json::{Value, json};
 
-use wire_host::host::Host;
+use wire_host::host::{Host, Tool};
 use wire_host::seams::{Call, Context, Extension, Harness, Outcome};
 
 // ANCHOR: extension
@@ -19,7 +19,7 @@ pub struct Mcp<'a> {
 #[async_trait(?Send)]
 impl Extension for Mcp<'_> {
     fn tools(&self, tools: &mut Vec<Value>) {
-        tools.extend(tool_definitions(self.program, self.host));
+        tools.extend(tool_definitions(self.program, self.host.tools()));
     }
 
     async fn run(&self, _: &Harness<'_>, _: &Context, call: &mut Call) -> Option<Outcome> {
@@ -36,13 +36,13 @@ impl Extension for Mcp<'_> {
 // ANCHOR: tool_definitions
 /// The catalogue as the model sees it: the qualified name, the server's
 /// description, and its inputSchema renamed to input_schema.
-pub fn tool_definitions(program: &str, host: &Host) -> Vec<Value> {
+pub fn tool_definitions(program: &str, catalogue: &[Tool]) -> Vec<Value> {
     // GAP(ch07/tool-definitions): one Messages API tool per catalogue
     // entry whose name the API accepts: name (qualified), description,
     // input_schema.
     // starter: let _ = (program, fits_the_api);
-    // starter: host.tools().iter().map(|tool| json!({ "name": tool.qualified })).collect()
-    host.tools()
+    // starter: catalogue.iter().map(|tool| json!({ "name": tool.qualified })).collect()
+    catalogue
         .iter()
         .filter(|tool| fits_the_api(program, &tool.qualified))
         .map(|tool| {

@@ -5,23 +5,62 @@
 //! `requestState` unchanged, round after round, until the result is
 //! complete (or the rounds run out).
 
+use async_trait::async_trait;
 use serde_json::{Map, Value, json};
+use wire_host::ask::Answers;
+use wire_host::mcp::tool_definitions;
+use wire_host::remote::{Server, Servers};
+use wire_host::seams::{Call, Context, Extension, Harness, ModelApi, Outcome};
+use wire_host::session::Fire;
 use wire_host::transport::Message;
 
-use crate::harness::Harness;
 use crate::route;
 
 /// How many input-required rounds one call may take.
 pub const MAX_ROUNDS: usize = 4;
 
+/// The servers, of either era, as an extension of the harness: their
+/// tools (listed again when a server says they changed), and each call of
+/// one run through the questions its server asks.
+pub struct Answering<'a> {
+    /// The name this program goes by in its warnings.
+    pub program: &'static str,
+    pub servers: &'a Servers,
+    /// How a server's questions are answered: the terminal, an answers
+    /// file, the roots, whether sampling is offered.
+    pub answers: &'a Answers,
+    /// The Elicitation hooks around a form.
+    pub hooks: &'a dyn Fire,
+    /// The model that answers a sampling request.
+    pub model: &'a dyn ModelApi,
+}
+
+#[async_trait(?Send)]
+impl Extension for Answering<'_> {
+    fn tools(&self, tools: &mut Vec<Value>) {
+        tools.extend(tool_definitions(self.program, &self.servers.tools()));
+    }
+
+    /// A server's `notifications/tools/list_changed`: its tools, listed again.
+    async fn tools_changed(&self) -> bool {
+        self.servers.refresh().await
+    }
+
+    async fn run(&self, _: &Harness<'_>, _: &Context, call: &mut Call) -> Option<Outcome> {
+        let (name, input) = (call.name(), call.tool_use.input.clone());
+        self.servers.find(name).ok()?;
+        Some(call_tool(self, name, input).await)
+    }
+}
+
 /// Calls a tool by its qualified name. The result may still have
 /// `isError: true`: the tool ran and failed, which is not our error.
 pub async fn call_tool(
-    harness: &Harness,
+    answering: &Answering<'_>,
     qualified: &str,
     arguments: Value,
 ) -> Result<Value, String> {
-    let (server, tool) = harness.host.find(qualified)?;
+    let (server, tool) = answering.servers.find(qualified)?;
     let mut call = json!({ "name": tool.name, "arguments": arguments });
     // ANCHOR: rounds
     // GAP(ch15/retry): up to MAX_ROUNDS times: send `call` (with
@@ -35,7 +74,7 @@ pub async fn call_tool(
     // starter: Err("TODO(ch15/retry)".to_string())
     for _ in 0..MAX_ROUNDS {
         let params = server.params(call.clone());
-        let result = send(harness, server, params).await?;
+        let result = send(answering, server, params).await?;
         if result["resultType"] != "input_required" {
             return Ok(result);
         }
@@ -46,7 +85,8 @@ pub async fn call_tool(
             .unwrap_or_default();
         for (key, request) in requests {
             let method = request["method"].as_str().unwrap_or_default();
-            let answer = route::answer(harness, &server.name, method, &request["params"]).await;
+            let params = &request["params"];
+            let answer = route::answer(answering, &server.name, method, params).await;
             let answer = answer
                 .map_err(|(code, why)| format!("input request {key} ({method}): {code} {why}"))?;
             responses.insert(key, answer);
@@ -66,11 +106,7 @@ pub async fn call_tool(
 
 /// One `tools/call` request: the server's own requests on the way are
 /// routed and answered (2025-11-25); returns the result.
-async fn send(
-    harness: &Harness,
-    server: &wire_host::remote::Server,
-    params: Value,
-) -> Result<Value, String> {
+async fn send(answering: &Answering<'_>, server: &Server, params: Value) -> Result<Value, String> {
     let link = &server.link;
     let mut call = link.send("tools/call", Some(params)).await?;
     loop {
@@ -83,7 +119,7 @@ async fn send(
                 ));
             }
             Message::Request { id, method, params } => {
-                let answer = route::answer(harness, &server.name, &method, &params).await;
+                let answer = route::answer(answering, &server.name, &method, &params).await;
                 link.answer(&id, answer).await?;
             }
             Message::Broken(why) => return Err(why),

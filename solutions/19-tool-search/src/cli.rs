@@ -6,14 +6,10 @@
 //! server's questions are answered. Chapter 19's setting is Claude Code's
 //! environment variable, ENABLE_TOOL_SEARCH, read here.
 
-use std::path::PathBuf;
-
 use clap::Parser;
-use wire_host::ask::{AnswerArgs, Answers};
-use wire_host::cli::{self, HookArgs, HookOptions, ServerArgs};
-use wire_host::connection::Options;
+use wire_host::cli;
 use wire_host::host::ServerConfig;
-use wire_host::model::{self, Model};
+use wire_host::program::{Base, BaseArgs, Defaults};
 
 use crate::PROGRAM;
 use crate::tool_search::{Mode, SETTING};
@@ -60,57 +56,14 @@ fn after_help() -> String {
 #[command(name = PROGRAM, bin_name = PROGRAM, about = ABOUT, after_help = after_help())]
 struct Args {
     #[command(flatten)]
-    servers: ServerArgs,
-    /// A scripted model: replies from a JSON file (default: scripts/search-demo.json)
-    #[arg(long, value_name = "PATH")]
-    script: Option<String>,
-    /// A real model over HTTP instead (also WIRE_MODEL)
-    #[arg(long, value_name = "NAME")]
-    model: Option<String>,
-    /// Give up after N model turns
-    #[arg(long, value_name = "N", default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
-    max_turns: u32,
-    /// Load the skills in DIR's subfolders (repeatable; default: this
-    /// chapter's skills/ folder)
-    #[arg(long = "skills", value_name = "DIR")]
-    skill_folders: Vec<PathBuf>,
-    /// Load the agent files (*.md) under DIR (repeatable; default: this
-    /// chapter's agents/ folder)
-    #[arg(long = "agents", value_name = "DIR")]
-    agent_folders: Vec<PathBuf>,
-    /// Levels of subagents below the main conversation (1: subagents get no
-    /// Agent tool; 0: none)
-    #[arg(long, value_name = "N", default_value_t = 1)]
-    max_depth: u32,
-    /// Subagents of one reply that run at once
-    #[arg(long, value_name = "N", default_value_t = 4)]
-    max_concurrent: usize,
-    #[command(flatten)]
-    hooks: HookArgs,
-    #[command(flatten)]
-    answers: AnswerArgs,
-    /// Skip server/discover: initialize every server (for servers that
-    /// fail on a request before initialize)
-    #[arg(long)]
-    legacy: bool,
+    base: BaseArgs,
     /// What to ask (default: the script's prompt)
     prompt: Vec<String>,
 }
 
 pub struct Cli {
-    pub servers: Vec<ServerConfig>,
-    pub skill_folders: Vec<PathBuf>,
-    pub agent_folders: Vec<PathBuf>,
-    pub model: Model,
-    pub prompt: String,
-    pub max_turns: u32,
-    pub max_depth: u32,
-    pub max_concurrent: usize,
-    pub options: Options,
-    pub hooks: HookOptions,
-    pub answers: Answers,
-    /// `--legacy`: no server/discover probe.
-    pub legacy: bool,
+    /// The options of chapters 7 to 15.
+    pub base: Base,
     /// ENABLE_TOOL_SEARCH, read.
     pub tool_search: Mode,
 }
@@ -119,58 +72,25 @@ pub struct Cli {
 /// after a usage error (one line on stderr).
 pub fn parse() -> Result<Cli, std::process::ExitCode> {
     let demo = std::env::args_os().len() == 1;
-    let args = Args::try_parse().map_err(|err| cli::usage(PROGRAM, err))?;
+    let args: Args = cli::parse(PROGRAM, "scripts/search-demo.json")?;
     resolve(args, demo).map_err(|err| cli::refuse(PROGRAM, &err))
 }
 
 fn resolve(args: Args, demo: bool) -> Result<Cli, String> {
-    let hooks = args.hooks.resolve(None)?;
-    let answers = args.answers.load(None)?;
     // Claude Code's setting; the demo turns it on, to show it.
     let tool_search = match (demo, std::env::var(SETTING).ok()) {
         (true, None) => Mode::On,
         (_, value) => Mode::read(value.as_deref())?,
     };
-    let skill_folders = cli::folders("--skills", args.skill_folders, DEFAULT_SKILLS)?;
-    let agent_folders = cli::folders("--agents", args.agent_folders, DEFAULT_AGENTS)?;
-    if args.max_concurrent == 0 {
-        return Err("--max-concurrent 0: at least one subagent must be able to run".to_string());
-    }
-    let model_name = cli::model_name(args.model);
-    // A real model only when one is named: a key in the environment alone
-    // never sends anything anywhere.
-    let (mut model, script_prompt) = match (model_name, args.script) {
-        (Some(name), _) => (model::from_env(&name)?, String::new()),
-        (None, Some(path)) => {
-            let text = std::fs::read_to_string(&path)
-                .map_err(|err| format!("cannot read script {path}: {err}"))?;
-            cli::scripted(&path, &text)?
-        }
-        (None, None) => cli::scripted("scripts/search-demo.json", DEMO_SCRIPT)?,
+    let defaults = Defaults {
+        script: ("scripts/search-demo.json", DEMO_SCRIPT.to_string()),
+        settings: None,
+        skills: DEFAULT_SKILLS,
+        agents: DEFAULT_AGENTS,
+        server: Some(demo_server()),
     };
-    model.trace = args.servers.trace;
-    let prompt = match args.prompt.is_empty() {
-        true => script_prompt,
-        false => args.prompt.join(" "),
-    };
-    if prompt.is_empty() {
-        return Err("give a prompt: ch19-tool-search --model NAME What is 2 + 3?".to_string());
-    }
-    Ok(Cli {
-        servers: args.servers.configs(demo.then(demo_server))?,
-        options: args.servers.options(),
-        skill_folders,
-        agent_folders,
-        model,
-        prompt,
-        max_turns: args.max_turns,
-        max_depth: args.max_depth,
-        max_concurrent: args.max_concurrent,
-        hooks,
-        answers,
-        legacy: args.legacy,
-        tool_search,
-    })
+    let base = args.base.resolve(PROGRAM, args.prompt, demo, defaults)?;
+    Ok(Cli { base, tool_search })
 }
 
 /// The demo's server: chapter 14's, over Streamable HTTP on a free port

@@ -7,16 +7,20 @@
 //! model activates a skill. Then every file read is checked against the
 //! listing, and content that fails is never used: the listing is what the
 //! harness offered the model, the file is whatever the server sends now.
+//! `ServedSkills`, an extension of the harness, runs the skill tools'
+//! calls that name a served skill.
 
+use std::cell::RefCell;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
-use std::sync::{Mutex, OnceLock};
 
+use async_trait::async_trait;
 use serde::Deserialize;
-use serde_json::{Map, Value};
+use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 use wire_host::frontmatter;
 use wire_host::remote::{self, Servers};
+use wire_host::seams::{Call, Context, Extension, Harness, Outcome};
 use wire_host::xml::escape;
 
 use crate::skill_tools;
@@ -59,18 +63,38 @@ impl Served {
     }
 }
 
-/// The served skills, listed once before the first turn; and the names of
-/// those whose SKILL.md passed its checks, the only ones whose other files
-/// may be read.
-static SERVED: OnceLock<Vec<Served>> = OnceLock::new();
-static LOADED: Mutex<BTreeSet<String>> = Mutex::new(BTreeSet::new());
+/// The served skills, listed once before the first turn, as an extension
+/// of the harness: their servers, and the names of those whose SKILL.md
+/// passed its checks, the only ones whose other files may be read.
+pub struct ServedSkills<'a> {
+    pub servers: &'a Servers,
+    pub served: Vec<Served>,
+    pub loaded: RefCell<BTreeSet<String>>,
+}
+
+#[async_trait(?Send)]
+impl Extension for ServedSkills<'_> {
+    /// A `Skill` or `read_skill_file` call that names a served skill runs
+    /// through its server; any other is the local skills' (chapter 8's).
+    async fn run(&self, _: &Harness<'_>, _: &Context, call: &mut Call) -> Option<Outcome> {
+        let (name, input) = (call.name(), &call.tool_use.input);
+        let served = find(&self.served, name, input)?;
+        let text = match input["path"].as_str() {
+            Some(path) if name == skill_tools::READ_SKILL_FILE => {
+                read_file(self, served, path).await
+            }
+            _ => activate(self, served).await,
+        };
+        Some(text.map(|text| json!({ "content": [{ "type": "text", "text": text }] })))
+    }
+}
 
 /// Lists the skills of every server that declares the extension, and
 /// returns them as the catalogue shows them (a name, a description that
-/// names the server, the folder's URI; nothing read). A failed listing is named on stderr, after
-/// `program`; a name a local skill or an earlier server already has is
-/// left out.
-pub async fn list(program: &str, host: &Servers, local: &[Skill]) -> Vec<Skill> {
+/// names the server, the folder's URI; nothing read), with what the
+/// servers listed. A failed listing is named on stderr, after `program`;
+/// a name a local skill or an earlier server already has is left out.
+pub async fn list(program: &str, host: &Servers, local: &[Skill]) -> (Vec<Skill>, Vec<Served>) {
     let mut names: BTreeSet<String> = local.iter().map(|skill| skill.name.clone()).collect();
     let mut served = Vec::new();
     let declaring = host
@@ -104,29 +128,27 @@ pub async fn list(program: &str, host: &Servers, local: &[Skill]) -> Vec<Skill> 
         root: PathBuf::new(),
         body: String::new(),
     });
-    let skills = skills.collect();
-    let _ = SERVED.set(served);
-    skills
+    (skills.collect(), served)
 }
 
 /// The served skill a `Skill` or `read_skill_file` call names, if a
 /// server serves it.
-pub fn find(tool: &str, input: &Value) -> Option<&'static Served> {
+pub fn find<'a>(served: &'a [Served], tool: &str, input: &Value) -> Option<&'a Served> {
     let name = input["skill"].as_str()?;
     let skill_tool = [skill_tools::SKILL, skill_tools::READ_SKILL_FILE].contains(&tool);
-    let mut served = SERVED.get()?.iter().filter(|_| skill_tool);
+    let mut served = served.iter().filter(|_| skill_tool);
     served.find(|served| served.name() == name)
 }
 
 // ANCHOR: activate
 /// Tier 2: SKILL.md read and checked, then the skill's instructions and
 /// the list of its other files, none of them read.
-pub async fn activate(host: &Servers, skill: &Served) -> Result<String, String> {
+pub async fn activate(skills: &ServedSkills<'_>, skill: &Served) -> Result<String, String> {
     let (name, folder) = (skill.name(), skill.folder());
-    let text = read(host, skill, &skill.uri).await?;
+    let text = read(skills.servers, skill, &skill.uri).await?;
     let body = same_frontmatter(skill, &text)
         .map_err(|why| format!("skill {name}: {} {why}: not loaded", skill.uri))?;
-    LOADED.lock().unwrap().insert(name.to_string());
+    skills.loaded.borrow_mut().insert(name.to_string());
     let mut text = format!("<skill_content name=\"{}\">\n{body}\n\n", escape(name));
     text += &format!(
         "Skill directory: {folder}, on MCP server {}\nRelative paths in this skill are relative \
@@ -144,15 +166,19 @@ pub async fn activate(host: &Servers, skill: &Served) -> Result<String, String> 
 }
 
 /// Tier 3: one file of the skill's manifest, once the skill is loaded.
-pub async fn read_file(host: &Servers, skill: &Served, path: &str) -> Result<String, String> {
+pub async fn read_file(
+    skills: &ServedSkills<'_>,
+    skill: &Served,
+    path: &str,
+) -> Result<String, String> {
     let name = skill.name();
-    if !LOADED.lock().unwrap().contains(name) {
+    if !skills.loaded.borrow().contains(name) {
         return Err(format!(
             "skill {name} is not loaded: call Skill with it first (a skill whose \
              SKILL.md failed its checks is never loaded)"
         ));
     }
-    read(host, skill, &format!("{}/{path}", skill.folder())).await
+    read(skills.servers, skill, &format!("{}/{path}", skill.folder())).await
 }
 // ANCHOR_END: activate
 

@@ -11,11 +11,31 @@ use std::collections::hash_map::RandomState;
 use std::hash::{BuildHasher, Hasher};
 use std::time::Duration;
 
+use async_trait::async_trait;
 use serde_json::Value;
 use wire_host::api::{self, Answer};
+use wire_host::model::Model;
+use wire_host::seams::{Extension, Harness};
+use wire_host::show::Log;
 
-use crate::harness::{Harness, Log};
-use crate::prompt_cache;
+/// Retries, as an extension of the harness: it sends every model request.
+pub struct Retries<'a> {
+    /// The model, whose whole HTTP answer (status, headers) a retry reads.
+    pub model: &'a Model,
+}
+
+#[async_trait(?Send)]
+impl Extension for Retries<'_> {
+    async fn send(
+        &self,
+        _: &Harness<'_>,
+        key: &str,
+        request: &Value,
+        log: &mut Log,
+    ) -> Option<Result<Value, String>> {
+        Some(send(self.model, key, request, log).await)
+    }
+}
 
 /// Claude Code's setting, its default and its cap (v2.1.186 on).
 pub const SETTING: &str = "CLAUDE_CODE_MAX_RETRIES";
@@ -101,19 +121,20 @@ fn random() -> f64 {
 
 // ANCHOR: send
 /// Sends one request, and again after each failure worth another try, up
-/// to `max_retries()` more times. A success is accounted for as chapter
-/// 20 does; the last failure, or one not worth a retry, is the error.
+/// to `max_retries()` more times. A success is the reply (chapter 20's
+/// extension reads its usage, as the harness hands every reply round);
+/// the last failure, or one not worth a retry, is the error.
 pub async fn send(
-    harness: &Harness,
+    model: &Model,
     key: &str,
     request: &Value,
     log: &mut Log,
 ) -> Result<Value, String> {
     let (max_retries, mut retry) = (max_retries()?, 0);
     loop {
-        let answer = api::post(&harness.model, key, request).await?;
+        let answer = api::post(model, key, request).await?;
         if answer.status == 200 {
-            return Ok(prompt_cache::account(harness, request, answer.body, log));
+            return Ok(answer.body);
         }
         if !retryable(&answer) {
             return Err(answer.error());

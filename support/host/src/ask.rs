@@ -20,7 +20,7 @@ use std::sync::Mutex;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use crate::model::{MAIN, Model};
+use crate::model::MAIN;
 
 /// The hook events a host that answers servers fires: chapter 11's, and
 /// Claude Code's two around a server's form.
@@ -260,7 +260,7 @@ fn typed_value(typed: &str, schema: &Value) -> Value {
 /// harness's model once approved; its result, or the error for the server.
 pub async fn sample(
     answers: &Answers,
-    model: &Model,
+    model: &dyn crate::seams::ModelApi,
     server: &str,
     params: &Value,
 ) -> Result<Value, (i64, String)> {

@@ -129,6 +129,30 @@ impl AgentArgs {
     }
 }
 
+/// `--context-budget`: chapter 22's compaction, every later chapter's.
+#[derive(clap::Args)]
+pub struct BudgetArgs {
+    /// Compact the conversation when a request would carry more than N
+    /// tokens (cl100k_base; the course's option; default: no budget)
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub context_budget: Option<u64>,
+}
+
+/// `--pins`, `--permission-mode`: chapter 23's rules, every later
+/// chapter's.
+#[derive(clap::Args)]
+pub struct RuleArgs {
+    /// Keep each MCP tool's definition digest in FILE, and refuse a tool
+    /// whose definition changed since (the course's option; default: for
+    /// this session only)
+    #[arg(long, value_name = "FILE")]
+    pub pins: Option<PathBuf>,
+    /// Claude Code's permission mode: default, acceptEdits, plan, auto,
+    /// dontAsk or bypassPermissions (default: the settings' defaultMode)
+    #[arg(long, value_name = "MODE")]
+    pub permission_mode: Option<String>,
+}
+
 /// A harness chapter's command line, read: clap's struct `A`, whose
 /// `--script` (from [`ModelArgs`]) says that the chapter's demo script
 /// is `demo_script`; or the exit status to end with: 0 after `--help`, 2
@@ -213,7 +237,9 @@ pub fn prompt(program: &str, words: Vec<String>, script: String) -> Result<Strin
         false => words.join(" "),
     };
     match prompt.is_empty() {
-        true => Err(format!("give a prompt: {program} --model NAME What is 2 + 3?")),
+        true => Err(format!(
+            "give a prompt: {program} --model NAME What is 2 + 3?"
+        )),
         false => Ok(prompt),
     }
 }

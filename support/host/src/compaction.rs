@@ -9,16 +9,16 @@
 //! hear of it first (Claude Code's event), and may refuse: then the
 //! session goes on uncompacted, over its budget.
 
-use std::sync::OnceLock;
-
+use async_trait::async_trait;
 use serde_json::{Value, json};
+use wire_host::agent::request_body;
 use wire_host::messages::Reply;
+use wire_host::seams::{Context, Extension, Harness};
+use wire_host::session::Fire;
+use wire_host::show::Log;
 use wire_host::tokens;
 
 use crate::events::Event;
-use crate::harness::{Context, Harness, Log};
-use crate::retries;
-use wire_host::session::Fire as _;
 
 /// The hook events this harness fires: chapter 15's, and PreCompact.
 pub const EVENTS: &[&str] = &[
@@ -39,11 +39,44 @@ const SUMMARIZE: &str = "Summarize the conversation below for the assistant that
      it: what the user asked for, what was found and decided, which tool calls ran and what \
      they returned, and what is left to do. Keep names, numbers and file paths exactly.";
 
-/// `--context-budget`: the most tokens one request may carry; none, no limit.
-static BUDGET: OnceLock<Option<usize>> = OnceLock::new();
+/// Compaction, as an extension of the harness: before each request.
+pub struct Compaction<'a> {
+    /// `--context-budget`: the most tokens one request may carry; none, no
+    /// limit.
+    pub budget: Option<usize>,
+    /// The PreCompact hooks.
+    pub hooks: &'a dyn Fire,
+}
 
-pub fn set_budget(tokens: Option<usize>) {
-    let _ = BUDGET.set(tokens);
+#[async_trait(?Send)]
+impl Extension for Compaction<'_> {
+    /// The next request, compacted first when it would carry more than the
+    /// budget (unless a hook refuses), and refused when even compacted it
+    /// would.
+    async fn prepare(
+        &self,
+        harness: &Harness<'_>,
+        context: &Context,
+        messages: &mut Vec<Value>,
+        turn: u32,
+        log: &mut Log,
+    ) -> Result<(), String> {
+        let next = |messages: &[Value]| {
+            let mut request = request_body(context, messages);
+            harness.carry(context, messages, turn, &mut request);
+            request
+        };
+        if over_budget(self.budget, &next(messages))
+            && compact(self, harness, context, messages, log).await?
+            && over_budget(self.budget, &next(messages))
+        {
+            let size = size(&next(messages));
+            return Err(format!(
+                "even compacted, the next request is {size} tokens, over the --context-budget"
+            ));
+        }
+        Ok(())
+    }
 }
 
 /// The request's size as the harness counts it: chapter 7's count of its
@@ -52,9 +85,8 @@ pub fn size(request: &Value) -> usize {
     tokens::count(&request.to_string())
 }
 
-/// Whether `request` would carry more tokens than the budget allows.
-pub fn over_budget(request: &Value) -> bool {
-    let budget = BUDGET.get().copied().flatten();
+/// Whether `request` would carry more tokens than `budget` allows.
+pub fn over_budget(budget: Option<usize>, request: &Value) -> bool {
     budget.is_some_and(|budget| size(request) > budget)
 }
 
@@ -73,7 +105,8 @@ pub fn cut(messages: &[Value]) -> Option<usize> {
 /// model's summary of them, added to the task's message; `false` when a
 /// `PreCompact` hook refused, and the conversation goes on uncompacted.
 pub async fn compact(
-    harness: &Harness,
+    compaction: &Compaction<'_>,
+    harness: &Harness<'_>,
     context: &Context,
     messages: &mut Vec<Value>,
     log: &mut Log,
@@ -84,7 +117,7 @@ pub async fn compact(
         trigger: "auto",
         custom_instructions: "",
     };
-    let (outcome, said) = harness.hooks.fire(&event, context.inside()).await;
+    let (outcome, said) = compaction.hooks.fire(&event, context.inside()).await;
     said.into_iter().for_each(|line| log.say(line));
     // A block skips it, as in Claude Code ahead of the model's limit (a
     // PreCompact hook's `continue` is ignored there, and here).
@@ -99,7 +132,7 @@ pub async fn compact(
         messages.len()
     ));
     let request = summary_request(&context.model, &messages[1..at]);
-    let body = retries::send(harness, &context.key, &request, log).await?;
+    let body = harness.send(&context.key, &request, log).await?;
     let summary = Reply::read(&body)?.text();
     let mut task = messages[0].clone();
     task["content"] = match task["content"].take() {

@@ -47,14 +47,14 @@ pub mod files;
 /// Markdown with YAML frontmatter, split at its `---` lines (not
 /// generated: format plumbing of SKILL.md and agent files).
 pub mod frontmatter;
-/// Chapter 15's harness: what every context shares (for chapter 19 on).
-pub mod harness;
 /// Chapter 11: hooks around the loop, what their answers mean.
 pub mod hooks;
 /// Chapter 6: several servers and one merged catalogue.
 pub mod host;
 /// Chapter 9: the parallel join of subagents.
 pub mod join;
+/// Chapter 11: the hooks around the loop.
+pub mod lifecycle;
 /// A memory file's comments and `@path` imports (not generated: format
 /// plumbing of chapter 21's memory).
 pub mod markdown;
@@ -77,6 +77,10 @@ pub mod pins;
 /// Protective code of chapter 10's Bash tool and hooks, no chapter's lesson:
 /// commands with a deadline, a process group and bounded output.
 pub mod process;
+/// A harness program's parts from chapter 19 on: the common options, the
+/// servers started, the session opened, the extensions of chapters 7 to 15
+/// made (not generated: composition plumbing).
+pub mod program;
 /// Chapter 20: the cache breakpoints, and the usage read back (for chapter
 /// 21 on).
 pub mod prompt_cache;

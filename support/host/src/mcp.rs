@@ -7,7 +7,7 @@
 use async_trait::async_trait;
 use serde_json::{Value, json};
 
-use wire_host::host::Host;
+use wire_host::host::{Host, Tool};
 use wire_host::seams::{Call, Context, Extension, Harness, Outcome};
 
 /// The servers chapter 6's host started.
@@ -20,7 +20,7 @@ pub struct Mcp<'a> {
 #[async_trait(?Send)]
 impl Extension for Mcp<'_> {
     fn tools(&self, tools: &mut Vec<Value>) {
-        tools.extend(tool_definitions(self.program, self.host));
+        tools.extend(tool_definitions(self.program, self.host.tools()));
     }
 
     async fn run(&self, _: &Harness<'_>, _: &Context, call: &mut Call) -> Option<Outcome> {
@@ -35,8 +35,8 @@ impl Extension for Mcp<'_> {
 
 /// The catalogue as the model sees it: the qualified name, the server's
 /// description, and its inputSchema renamed to input_schema.
-pub fn tool_definitions(program: &str, host: &Host) -> Vec<Value> {
-    host.tools()
+pub fn tool_definitions(program: &str, catalogue: &[Tool]) -> Vec<Value> {
+    catalogue
         .iter()
         .filter(|tool| fits_the_api(program, &tool.qualified))
         .map(|tool| {

@@ -8,14 +8,17 @@
 //! `AGENTS.md` where none of those exists). A file may pull in others with
 //! `@path`. All of it opens the first user message as one system reminder,
 //! broadest first, so the most specific is read last: context the model
-//! weighs, never a rule the harness enforces (hooks are that).
+//! weighs, never a rule the harness enforces (hooks are that). `Memory`,
+//! an extension of the harness, puts it there.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
 
+use async_trait::async_trait;
 use serde_json::{Value, json};
 use wire_host::markdown::{import_paths, strip_comments};
+use wire_host::seams::{Context, Extension, Harness};
+use wire_host::show::Log;
 use wire_host::{files, show, xml};
 
 /// Claude Code loads a memory file of up to 4 MiB whole and skips a
@@ -162,12 +165,29 @@ pub fn resolve(folder: &Path, home: Option<&Path>, import: &str) -> PathBuf {
     path.canonicalize().unwrap_or(path)
 }
 
-/// The session's memory, one system reminder, loaded before the first turn.
-static MEMORY: OnceLock<String> = OnceLock::new();
+/// The session's memory, one system reminder (empty when no file was
+/// loaded), read before the first turn: an extension of the harness.
+pub struct Memory {
+    pub reminder: String,
+}
+
+#[async_trait(?Send)]
+impl Extension for Memory {
+    /// Every conversation's first message opens with the memory.
+    async fn opening(
+        &self,
+        _: &Harness<'_>,
+        _: &Context,
+        message: Value,
+        _: &mut Log,
+    ) -> Result<Value, String> {
+        Ok(opening(&self.reminder, message))
+    }
+}
 
 /// Loads every layer for the working folder, says on stdout what was
-/// loaded and what was not, and keeps the memory for `opening`.
-pub fn load(workdir: &Path) {
+/// loaded and what was not, and returns the memory.
+pub fn load(workdir: &Path) -> Memory {
     let mut loader = Loader::default();
     let places = &mut loader.places;
     places.managed = std::env::var_os("WIRE_MANAGED_DIR")
@@ -193,15 +213,17 @@ pub fn load(workdir: &Path) {
         text += &format!("\n\nContents of {shown} ({label}):\n\n{}", file.trim());
     }
     let memory = (!loader.loaded.is_empty()).then(|| xml::reminder(&text));
-    let _ = MEMORY.set(memory.unwrap_or_default());
+    Memory {
+        reminder: memory.unwrap_or_default(),
+    }
 }
 
 /// The first user message of a conversation, the memory first: a text
 /// block of the reminder, then the message's own content.
-pub fn opening(mut message: Value) -> Value {
-    let Some(memory) = MEMORY.get().filter(|memory| !memory.is_empty()) else {
+pub fn opening(memory: &str, mut message: Value) -> Value {
+    if memory.is_empty() {
         return message;
-    };
+    }
     let rest = match message["content"].take() {
         Value::Array(rest) => rest,
         text => vec![json!({ "type": "text", "text": text })],

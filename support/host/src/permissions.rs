@@ -6,17 +6,24 @@
 //! rules such as `Bash(git diff *)`, `mcp__notes__*` or `Skill(pdf)`, and a
 //! `defaultMode` (or `--permission-mode`). Deny rules are read first, then
 //! ask, then the mode, then allow; a call no rule allows is asked about,
-//! and a harness with no one to ask refuses it.
+//! and a harness with no one to ask refuses it. `Permissions`, an
+//! extension of the harness, judges every call the fences let through.
 
+use std::cell::RefCell;
 use std::path::Path;
-use std::sync::{PoisonError, RwLock};
 
+use async_trait::async_trait;
 use regex::Regex;
 use serde::Deserialize;
-use serde_json::Value;
-use wire_host::messages::ToolUse;
+use serde_json::{Value, json};
+use wire_host::messages::{Reply, ToolUse};
+use wire_host::remote::Servers;
+use wire_host::seams::{Call, Context, Extension, Harness, Outcome, Verdict};
 use wire_host::shell::{edits_only, subcommands, without_assignments};
-use wire_host::{files, frontmatter};
+use wire_host::show::Log;
+use wire_host::{bash, files, frontmatter};
+
+use crate::skills::Skill;
 
 /// The permission modes, as Claude Code names them.
 #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq)]
@@ -58,17 +65,118 @@ pub enum Decision {
     Classify,
 }
 
-/// The session's rules, read at the start; a skill's grant adds to them.
-static RULES: RwLock<Rules> = RwLock::new(Rules {
-    allow: Vec::new(),
-    ask: Vec::new(),
-    deny: Vec::new(),
-    default_mode: Mode::Default,
-});
+/// The rules, as an extension of the harness: the session's rules (a
+/// skill's grant adds to them), the servers whose tools may say they only
+/// read, and the local skills, whose `allowed-tools` grant.
+pub struct Permissions<'a> {
+    pub rules: RefCell<Rules>,
+    pub servers: &'a Servers,
+    pub skills: Vec<Skill>,
+}
+
+#[async_trait(?Send)]
+impl Extension for Permissions<'_> {
+    /// After the fences (a hook that blocks or asks has had its say): what
+    /// the rules and the mode make of the call. A hook's `allow` (or the
+    /// sandbox's, chapter 24) stands for an allow rule, never over a deny
+    /// or an ask rule. Asking asks the user at a terminal, and is a no when
+    /// there is none; `auto` asks the model, apart.
+    async fn judge(
+        &self,
+        harness: &Harness<'_>,
+        _: &Context,
+        call: &mut Call,
+        allowed: bool,
+    ) -> Option<Verdict> {
+        let read_only = read_only(self.servers, &call.tool_use);
+        let decision = decide(&self.rules.borrow(), &call.tool_use, read_only, allowed);
+        Some(match decision {
+            Decision::Allow => Verdict::Allow,
+            Decision::Deny(why) => Verdict::Deny(format!("{why}: it did not run")),
+            Decision::Ask(why) => Verdict::Ask {
+                question: why.clone(),
+                refused: why,
+            },
+            Decision::Classify => match classify(harness, &call.shown(), &mut call.lines).await {
+                Ok(()) => Verdict::Allow,
+                Err(why) => Verdict::Deny(why),
+            },
+        })
+    }
+
+    /// A local skill, once active, grants what its `allowed-tools` names;
+    /// the trace says what.
+    async fn after(
+        &self,
+        _: &Harness<'_>,
+        _: &Context,
+        call: &mut Call,
+        outcome: Outcome,
+    ) -> Outcome {
+        let wanted = call.tool_use.input["skill"].as_str().unwrap_or_default();
+        let activated = call.name() == crate::skill_tools::SKILL && outcome.is_ok();
+        let skill = self.skills.iter().find(|skill| skill.name == wanted);
+        if let Some(skill) = skill.filter(|_| activated) {
+            let granted = grant(&mut self.rules.borrow_mut(), &skill.root);
+            if !granted.is_empty() {
+                call.lines
+                    .push(format!("  skill {wanted} allows: {}", granted.join(", ")));
+            }
+        }
+        outcome
+    }
+}
+
+/// Whether a call only reads: an MCP tool its server marks `readOnlyHint`,
+/// the skill tools and ToolSearch, starting a subagent (whose own calls
+/// are judged one by one), and a shell command of the read-only set.
+fn read_only(servers: &Servers, call: &ToolUse) -> bool {
+    match call.name.as_str() {
+        "Skill" | "read_skill_file" | "ToolSearch" | "Agent" => true,
+        bash::BASH => call.input["command"]
+            .as_str()
+            .is_some_and(wire_host::shell::reads_only),
+        name => servers
+            .find(name)
+            .is_ok_and(|(_, tool)| tool.definition["annotations"]["readOnlyHint"] == true),
+    }
+}
+
+/// `auto` mode's classifier, played here by the session's model in a
+/// request of its own (context `classifier`): it sees the call, and its
+/// answer begins with "allow" or anything else.
+async fn classify(
+    harness: &Harness<'_>,
+    shown: &str,
+    lines: &mut Vec<String>,
+) -> Result<(), String> {
+    let question = format!("The agent's next tool call:\n{shown}\n\n{CLASSIFIER}");
+    let request = json!({
+        "model": harness.model.name(),
+        "max_tokens": 64,
+        "messages": [{ "role": "user", "content": question }],
+    });
+    let mut log = Log {
+        lines: Some(vec![]),
+    };
+    let answer = harness.send("classifier", &request, &mut log).await;
+    lines.extend(log.lines.unwrap_or_default());
+    let verdict = Reply::read(&answer?)?.text();
+    lines.push(format!("  classifier: {verdict}"));
+    let allowed = verdict.trim().to_lowercase().starts_with("allow");
+    allowed
+        .then_some(())
+        .ok_or(format!("Blocked by classifier: {verdict}"))
+}
+
+/// What the classifier is asked (the course's words).
+const CLASSIFIER: &str = "You review an AI agent's tool calls for a user who is away. Answer \
+    allow if the call is safe and plainly part of ordinary work, block if it could destroy \
+    data, leak secrets or reach outside the project; then one sentence why.";
 
 /// Reads `permissions` from the settings file, if any; `mode`
 /// (`--permission-mode`) overrides its `defaultMode`.
-pub fn load(settings: Option<&Path>, mode: Option<&str>) -> Result<Mode, String> {
+pub fn load(settings: Option<&Path>, mode: Option<&str>) -> Result<Rules, String> {
     let mut rules = match settings {
         None => Rules::default(),
         Some(path) => {
@@ -83,9 +191,7 @@ pub fn load(settings: Option<&Path>, mode: Option<&str>) -> Result<Mode, String>
         rules.default_mode = Mode::deserialize(Value::from(mode))
             .map_err(|_| format!("--permission-mode {mode}: not a permission mode"))?;
     }
-    let mode = rules.default_mode;
-    *RULES.write().unwrap_or_else(PoisonError::into_inner) = rules;
-    Ok(mode)
+    Ok(rules)
 }
 
 /// A local skill the model activated grants the tools its `allowed-tools`
@@ -94,7 +200,7 @@ pub fn load(settings: Option<&Path>, mode: Option<&str>) -> Result<Mode, String>
 /// after deny and ask rules and the mode like any other. Returns them, for
 /// the trace. A skill a server serves grants nothing (the course's
 /// choice): a server does not approve its own calls.
-pub fn grant(skill_root: &Path) -> Vec<String> {
+pub fn grant(rules: &mut Rules, skill_root: &Path) -> Vec<String> {
     // As chapter 8 reads it: SKILL.md, or skill.md where there is none.
     let upper = skill_root.join("SKILL.md");
     let file = if upper.exists() {
@@ -107,7 +213,6 @@ pub fn grant(skill_root: &Path) -> Vec<String> {
         Ok((fields, _)) => frontmatter::list(&fields, "allowed-tools"),
         Err(_) => Vec::new(),
     };
-    let mut rules = RULES.write().unwrap_or_else(PoisonError::into_inner);
     rules.allow.extend(granted.iter().cloned());
     granted
 }
@@ -177,9 +282,8 @@ fn any_covers(rules: &[String], call: &ToolUse, allow: bool) -> bool {
 /// a call that only reads needs no rule. `read_only` says whether it only
 /// reads; `hook_allows`, whether a PreToolUse hook allowed it, which
 /// counts as an allow rule.
-pub fn decide(call: &ToolUse, read_only: bool, hook_allows: bool) -> Decision {
+pub fn decide(rules: &Rules, call: &ToolUse, read_only: bool, hook_allows: bool) -> Decision {
     let edits = call.name == "Bash" && call.input["command"].as_str().is_some_and(edits_only);
-    let rules = RULES.read().unwrap_or_else(PoisonError::into_inner);
     let asks = |why: &str| match rules.default_mode {
         Mode::DontAsk => {
             Decision::Deny(format!("{why}, and dontAsk mode refuses what it would ask"))

@@ -5,21 +5,51 @@
 //! marked `cache_control: {"type": "ephemeral"}`, and a later request that
 //! begins with the same bytes reads it back at a tenth of the price. So
 //! the harness marks three breakpoints (`mark`), keeps what comes before
-//! the last one the same from turn to turn (the catalogue in one order:
-//! `agent.rs`), and reads the figures each reply reports (`Usage`): what
-//! was written to the cache, read from it, and sent uncached.
+//! the last one the same from turn to turn (the catalogue in one order),
+//! and reads the figures each reply reports (`Usage`): what was written to
+//! the cache, read from it, and sent uncached. `PromptCache` does all
+//! three, as an extension of the harness.
 //!
 //! `WIRE_CACHE_BREAKER` breaks the prefix on purpose, for `wire-measure
 //! cache` (the course's switch, not an API's or Claude Code's setting).
 
-use std::sync::Mutex;
+use std::cell::Cell;
 
+use async_trait::async_trait;
 use serde::Deserialize;
 use serde_json::{Value, json};
-use wire_host::model::Provider;
-use wire_host::stub_cache;
+use wire_host::seams::{Context, Extension, Harness};
+use wire_host::show::Log;
+use wire_host::stub_cache::StubCache;
 
-use crate::harness::{Harness, Log};
+/// The cache, as an extension of the harness.
+pub struct PromptCache {
+    /// A scripted model has no cache of its own: its replies leave `usage`
+    /// to this stand-in, which computes it from the request, as the API
+    /// would (`wire_host::stub_cache`). `None` for a real model.
+    pub stub: Option<StubCache>,
+    /// The session's input so far: its cost with the cache, and without.
+    pub session: Cell<(f64, u64)>,
+}
+
+#[async_trait(?Send)]
+impl Extension for PromptCache {
+    /// The servers' tools in the order of their names: whatever order the
+    /// servers started, answered or listed in, the prefix is the same.
+    fn tools(&self, tools: &mut Vec<Value>) {
+        let mcp = tools.iter().take_while(|tool| is_mcp(tool)).count();
+        tools[..mcp].sort_by(|a, b| a["name"].as_str().cmp(&b["name"].as_str()));
+    }
+
+    fn carry(&self, _: &Context, _: &[Value], turn: u32, request: &mut Value) {
+        breaker(turn, request);
+        mark(request);
+    }
+
+    fn replied(&self, _: &Harness<'_>, request: &Value, reply: &mut Value, log: &mut Log) {
+        account(self, request, reply, log);
+    }
+}
 
 /// The mark on a breakpoint: the API's only type, the default 5 minutes.
 fn ephemeral() -> Value {
@@ -94,28 +124,11 @@ impl Usage {
     }
 }
 
-/// The session's input so far: its cost with the cache, and without.
-static SESSION: Mutex<(f64, u64)> = Mutex::new((0.0, 0));
-
-/// Sends one request and reads its `usage` (`account`).
-pub async fn send(
-    harness: &Harness,
-    key: &str,
-    request: &Value,
-    log: &mut Log,
-) -> Result<Value, String> {
-    let reply = harness.model.send(key, request).await?;
-    Ok(account(harness, request, reply, log))
-}
-
 /// Reads a reply's `usage`: one line says what the turn wrote, read and
-/// sent uncached, and its cost; the session's totals grow. The scripted
-/// model has no cache of its own: its replies leave `usage` to the run's
-/// stand-in (`wire_host::stub_cache`), which computes it from this
-/// request, as the API would.
-pub fn account(harness: &Harness, request: &Value, mut reply: Value, log: &mut Log) -> Value {
-    if let Provider::Scripted { .. } = harness.model.provider {
-        stub_cache::scripted().fill(request, &mut reply);
+/// sent uncached, and its cost; the session's totals grow.
+pub fn account(cache: &PromptCache, request: &Value, reply: &mut Value, log: &mut Log) {
+    if let Some(stub) = &cache.stub {
+        stub.fill(request, reply);
     }
     let usage = Usage::deserialize(&reply["usage"]).unwrap_or_default();
     let (written, read, uncached) = usage.parts();
@@ -129,21 +142,22 @@ pub fn account(harness: &Harness, request: &Value, mut reply: Value, log: &mut L
              input {cost:.1} base tokens ({without} without the cache)"
         ));
     }
-    let mut session = SESSION.lock().unwrap_or_else(|e| e.into_inner());
-    *session = (session.0 + cost, session.1 + without);
-    reply
+    let (total, total_without) = cache.session.get();
+    cache.session.set((total + cost, total_without + without));
 }
 
-/// The session's last line: its input cost, with the cache and without.
-pub fn show_session() {
-    let (cost, without) = *SESSION.lock().unwrap_or_else(|e| e.into_inner());
-    let saved = match without {
-        0 => 0.0,
-        _ => 100.0 * (1.0 - cost / without as f64),
-    };
-    println!(
-        "session input: {cost:.1} base tokens with the cache, {without} without ({saved:.0}% saved)"
-    );
+impl PromptCache {
+    /// The session's last line: its input cost, with the cache and without.
+    pub fn show_session(&self) {
+        let (cost, without) = self.session.get();
+        let saved = match without {
+            0 => 0.0,
+            _ => 100.0 * (1.0 - cost / without as f64),
+        };
+        println!(
+            "session input: {cost:.1} base tokens with the cache, {without} without ({saved:.0}% saved)"
+        );
+    }
 }
 
 /// `WIRE_CACHE_BREAKER`, for the measurement: from the second request
@@ -152,11 +166,18 @@ pub fn show_session() {
 /// turns the MCP tools' order around (a server that lists in another
 /// order), `change` edits the first tool's description (a server whose
 /// list changed mid-session).
-pub fn breaker(turn: u32, system: &mut String, tools: &mut [Value]) {
+pub fn breaker(turn: u32, request: &mut Value) {
     let which = std::env::var("WIRE_CACHE_BREAKER").unwrap_or_default();
+    let tools = request["tools"]
+        .as_array_mut()
+        .map_or(&mut [][..], |t| &mut t[..]);
     let mcp = tools.iter().take_while(|tool| is_mcp(tool)).count();
     match which.as_str() {
-        "timestamp" => *system += &format!("\n\nThe time is 2026-12-04T09:00:{turn:02}Z."),
+        "timestamp" => {
+            let system = request["system"].as_str().unwrap_or_default();
+            let clock = format!("\n\nThe time is 2026-12-04T09:00:{turn:02}Z.");
+            request["system"] = json!(format!("{system}{clock}"));
+        }
         "reorder" if turn > 1 => tools[..mcp].reverse(),
         "change" if turn > 1 && mcp > 0 => {
             let text = tools[0]["description"].as_str().unwrap_or_default();

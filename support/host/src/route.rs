@@ -12,8 +12,7 @@ use serde_json::{Value, json};
 use wire_host::ask;
 
 use crate::events::Event;
-use crate::harness::Harness;
-use wire_host::session::Fire as _;
+use crate::retry::Answering;
 
 /// An error for the server: a JSON-RPC code and message.
 pub type Refusal = (i64, String);
@@ -21,17 +20,17 @@ pub type Refusal = (i64, String);
 /// The answer to the server's `method` with `params`: a result, or a
 /// JSON-RPC error.
 pub async fn answer(
-    harness: &Harness,
+    answering: &Answering<'_>,
     server: &str,
     method: &str,
     params: &Value,
 ) -> Result<Value, Refusal> {
     match method {
         "ping" => Ok(json!({})),
-        "elicitation/create" => Ok(elicit(harness, server, params).await),
-        "roots/list" => Ok(harness.answers.roots_result()),
-        "sampling/createMessage" if harness.answers.sampling => {
-            ask::sample(&harness.answers, &harness.model, server, params).await
+        "elicitation/create" => Ok(elicit(answering, server, params).await),
+        "roots/list" => Ok(answering.answers.roots_result()),
+        "sampling/createMessage" if answering.answers.sampling => {
+            ask::sample(answering.answers, answering.model, server, params).await
         }
         // The spec (2025-11-25, lifecycle) lets a server use only what the
         // client declared, but names no error for one that asks anyway: the
@@ -48,9 +47,9 @@ pub async fn answer(
 /// A form for the user. An Elicitation hook may answer it first (or
 /// decline it, exit 2); else the user answers, and ElicitationResult hooks
 /// see the answer before it goes and may change it (exit 2: decline).
-async fn elicit(harness: &Harness, server: &str, params: &Value) -> Value {
+async fn elicit(answering: &Answering<'_>, server: &str, params: &Value) -> Value {
     let event = Event::Elicitation { server, params };
-    let (outcome, lines) = harness.hooks.fire(&event, None).await;
+    let (outcome, lines) = answering.hooks.fire(&event, None).await;
     lines.iter().for_each(|line| println!("{line}"));
     let (mut response, how) = match (outcome.block, outcome.updated_input) {
         (Some(_), _) => (
@@ -59,13 +58,13 @@ async fn elicit(harness: &Harness, server: &str, params: &Value) -> Value {
         ),
         (None, Some(answer)) => (answer, "an Elicitation hook answered"),
         (None, None) => {
-            let (response, how) = harness.answers.elicit(server, params);
+            let (response, how) = answering.answers.elicit(server, params);
             let event = Event::ElicitationResult {
                 server,
                 params,
                 response: &response,
             };
-            let (outcome, lines) = harness.hooks.fire(&event, None).await;
+            let (outcome, lines) = answering.hooks.fire(&event, None).await;
             lines.iter().for_each(|line| println!("{line}"));
             match (outcome.block, outcome.updated_input) {
                 (Some(_), _) => (

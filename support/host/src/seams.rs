@@ -221,6 +221,20 @@ pub trait Extension {
         Verdict::Pass
     }
 
+    /// The final say on a call every fence let through (none denied it
+    /// and none asked): `allowed` says whether one vouched for it. `None`
+    /// leaves it to the others; with no one judging, it runs (chapter
+    /// 23's permission rules judge).
+    async fn judge(
+        &self,
+        _harness: &Harness<'_>,
+        _context: &Context,
+        _call: &mut Call,
+        _allowed: bool,
+    ) -> Option<Verdict> {
+        None
+    }
+
     /// Runs the call: `Some` when the tool is this extension's.
     async fn run(
         &self,
@@ -434,16 +448,31 @@ impl<'a> Harness<'a> {
     }
 
     /// Whether a call may run: each extension's verdict, in order, until
-    /// one denies it; then a question to the user, if one asks.
+    /// one denies it; a question to the user, if one asks; else the
+    /// judges' say, told whether one vouched for the call.
     pub async fn gate(&self, context: &Context, call: &mut Call) -> Gate {
-        let mut ask = None;
+        let (mut ask, mut allowed) = (None, false);
         for extension in &self.extensions {
             match extension.gate(self, context, call).await {
                 Verdict::Deny(why) => return Gate::Refuse(why),
                 Verdict::Ask { question, refused } => {
                     ask.get_or_insert((question, refused));
                 }
-                Verdict::Allow | Verdict::Pass => {}
+                Verdict::Allow => allowed = true,
+                Verdict::Pass => {}
+            }
+        }
+        if ask.is_none() {
+            for extension in &self.extensions {
+                match extension.judge(self, context, call, allowed).await {
+                    Some(Verdict::Deny(why)) => return Gate::Refuse(why),
+                    Some(Verdict::Ask { question, refused }) => {
+                        ask = Some((question, refused));
+                        break;
+                    }
+                    Some(Verdict::Allow) => break,
+                    Some(Verdict::Pass) | None => {}
+                }
             }
         }
         let Some((question, refused)) = ask else {

@@ -27,7 +27,7 @@
 use std::collections::HashMap;
 use std::process::Stdio as Piped;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use http_body_util::{BodyExt, Full};
@@ -52,16 +52,10 @@ const OVERALL_TIMEOUTS: u32 = 10;
 /// How long a server may take to exit once its stdin is closed.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
 
-/// What the harness adds to every request's params before it goes out
-/// (chapter 25: a trace context in `_meta`); nothing until it says.
-static STAMP: OnceLock<fn(&mut Value)> = OnceLock::new();
-
-/// From now on, `stamp(params)` runs on the params of every request
-/// each link sends, listings and the handshake included, after the rest of
-/// its `_meta` is in place. Set once; a second call changes nothing.
-pub fn stamp_requests(stamp: fn(&mut Value)) {
-    let _ = STAMP.set(stamp);
-}
+/// What the harness adds to every request's params before a link sends
+/// it, after the rest of its `_meta` is in place (chapter 25: a trace
+/// context): the transport's seam.
+pub type Stamp = Arc<dyn Fn(&mut Value) + Send + Sync>;
 
 /// What arrives for one call.
 #[derive(Debug)]
@@ -162,6 +156,9 @@ pub struct Link {
     /// a `subscriptions/listen` for a changed tool list is open.
     discovered: Mutex<Option<Value>>,
     subscribed: AtomicBool,
+    /// Run on every request's params, listings and the handshake included
+    /// (set it before the handshake); none, nothing is added.
+    pub stamp: Option<Stamp>,
     kind: Kind,
 }
 
@@ -286,6 +283,7 @@ impl Link {
             changed: Arc::default(),
             discovered: Mutex::new(None),
             subscribed: AtomicBool::new(false),
+            stamp: None,
             kind,
         };
         if let Kind::Stdio { child, stdin } = &link.kind {
@@ -381,7 +379,7 @@ impl Link {
             // A tool may take long: its progress names the call's id.
             frame["params"]["_meta"]["progressToken"] = json!(id);
         }
-        if let Some(stamp) = STAMP.get() {
+        if let Some(stamp) = &self.stamp {
             stamp(&mut frame["params"]);
         }
         let what = format!("server {}: {method}", self.name);

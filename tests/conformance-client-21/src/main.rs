@@ -25,8 +25,12 @@ mod served_skills;
 // What served_skills.rs names at its crate root, as chapter 21's main.rs has it.
 use wire_host::{skill_tools, skills};
 
+use std::cell::RefCell;
+use std::collections::BTreeSet;
 use std::process::ExitCode;
 use std::time::Duration;
+
+use served_skills::ServedSkills;
 
 use serde_json::json;
 use wire_host::remote::Servers;
@@ -59,16 +63,22 @@ async fn run(url: &str, model_asks: bool) -> Result<(), String> {
     let server = discover::open("server", link, &capabilities, false).await?;
     let host = Servers::new(vec![server]);
     // Tier 1: the catalogue. Nothing of a skill is read yet.
-    let catalogue = served_skills::list(PROGRAM, &host, &[]).await;
+    let (catalogue, served) = served_skills::list(PROGRAM, &host, &[]).await;
     for skill in &catalogue {
         println!("skill {}: {}", skill.name, skill.description);
     }
+    let skills = ServedSkills {
+        servers: &host,
+        served,
+        loaded: RefCell::new(BTreeSet::new()),
+    };
     let mut outcome = Ok(());
     for skill in catalogue.iter().filter(|_| model_asks) {
-        if let Err(err) = load(&host, &skill.name).await {
+        if let Err(err) = load(&skills, &skill.name).await {
             outcome = Err(err);
         }
     }
+    drop(skills);
     host.shutdown().await;
     outcome
 }
@@ -77,10 +87,10 @@ async fn run(url: &str, model_asks: bool) -> Result<(), String> {
 /// for each file the activation lists, only if it loaded. A refusal is
 /// printed and is no error; anything else (the server unreachable, an
 /// error reply) is.
-async fn load(host: &Servers, name: &str) -> Result<(), String> {
+async fn load(skills: &ServedSkills<'_>, name: &str) -> Result<(), String> {
     let input = json!({ "skill": name });
-    let served = served_skills::find(skill_tools::SKILL, &input).ok_or("not served")?;
-    let text = match served_skills::activate(host, served).await {
+    let served = served_skills::find(&skills.served, skill_tools::SKILL, &input);
+    let text = match served_skills::activate(skills, served.ok_or("not served")?).await {
         Ok(text) => text,
         Err(why) => return refused(name, why),
     };
@@ -94,8 +104,8 @@ async fn load(host: &Servers, name: &str) -> Result<(), String> {
     });
     for path in files {
         let input = json!({ "skill": name, "path": path });
-        let served = served_skills::find(skill_tools::READ_SKILL_FILE, &input);
-        match served_skills::read_file(host, served.ok_or("not served")?, &path).await {
+        let served = served_skills::find(&skills.served, skill_tools::READ_SKILL_FILE, &input);
+        match served_skills::read_file(skills, served.ok_or("not served")?, &path).await {
             Ok(text) => println!("skill {name}: {path}: {} bytes", text.len()),
             Err(why) => refused(&format!("{name}: {path}"), why)?,
         }
