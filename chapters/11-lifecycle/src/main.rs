@@ -108,7 +108,7 @@ async fn main() -> ExitCode {
     ];
     let mut harness = Harness::new(PROGRAM, &cli.model, cli.max_turns, extensions);
     harness.join = |runs| Box::pin(join::join_all(runs));
-    let outcome = converse(&harness, &lifecycle, &cli.prompt).await;
+    let outcome = converse(&harness, &cli.prompt).await;
     if cli.demo {
         demo_outcome(workdir);
     }
@@ -117,12 +117,11 @@ async fn main() -> ExitCode {
     show::ended(PROGRAM, outcome)
 }
 
-/// SessionStart, then the main conversation: the prompt, the loop.
-async fn converse(harness: &Harness<'_>, lifecycle: &Lifecycle<'_>, prompt: &str) -> agent::Answer {
+/// The harness's beginning (SessionStart), then the main conversation:
+/// the prompt, the loop.
+async fn converse(harness: &Harness<'_>, prompt: &str) -> agent::Answer {
     let mut log = Log::printed();
-    lifecycle
-        .session_start(harness.model.name(), &mut log)
-        .await?;
+    harness.begin(&mut log).await?;
     agent::run(harness, harness.main_context(), prompt, &mut log).await
 }
 

@@ -7,10 +7,20 @@
 //! reaches the model only once the user approves it.
 
 use serde_json::{Value, json};
-use wire_host::ask;
+use wire_host::ask::{self, Answers};
+use wire_host::seams::ModelApi;
+use wire_host::session::Fire;
 
 use crate::events::Event;
-use crate::retry::Answering;
+
+/// Who answers a server's questions: the user (on the terminal, or from
+/// the answers file, which also holds the roots and whether sampling is
+/// offered), the Elicitation hooks around a form, the model for sampling.
+pub struct Respondent<'a> {
+    pub answers: &'a Answers,
+    pub hooks: &'a dyn Fire,
+    pub model: &'a dyn ModelApi,
+}
 
 /// An error for the server: a JSON-RPC code and message.
 pub type Refusal = (i64, String);
@@ -19,17 +29,17 @@ pub type Refusal = (i64, String);
 /// The answer to the server's `method` with `params`: a result, or a
 /// JSON-RPC error.
 pub async fn answer(
-    answering: &Answering<'_>,
+    respondent: &Respondent<'_>,
     server: &str,
     method: &str,
     params: &Value,
 ) -> Result<Value, Refusal> {
     // TODO(ch15/route): `ping` is {}; `elicitation/create` is
-    // `elicit(...)`'s answer; `roots/list` is answering.answers.roots_result();
+    // `elicit(...)`'s answer; `roots/list` is respondent.answers.roots_result();
     // `sampling/createMessage` is `ask::sample(...)` (the user approves, then
-    // the model answers) when answering.answers.sampling (declared), else -32601 saying sampling was not declared; any other
+    // the model answers) when respondent.answers.sampling (declared), else -32601 saying sampling was not declared; any other
     // method -32601 "Method not found: METHOD".
-    let _ = (answering, server, params, elicit, ask::sample);
+    let _ = (respondent, server, params, elicit, ask::sample);
     Err((-32601, format!("TODO(ch15/route): {method}")))
     // END(ch15/route)
 }
@@ -38,9 +48,9 @@ pub async fn answer(
 /// A form for the user. An Elicitation hook may answer it first (or
 /// decline it, exit 2); else the user answers, and ElicitationResult hooks
 /// see the answer before it goes and may change it (exit 2: decline).
-async fn elicit(answering: &Answering<'_>, server: &str, params: &Value) -> Value {
+async fn elicit(respondent: &Respondent<'_>, server: &str, params: &Value) -> Value {
     let event = Event::Elicitation { server, params };
-    let (outcome, lines) = answering.hooks.fire(&event, None).await;
+    let (outcome, lines) = respondent.hooks.fire(&event, None).await;
     lines.iter().for_each(|line| println!("{line}"));
     let (mut response, how) = match (outcome.block, outcome.updated_input) {
         (Some(_), _) => (
@@ -49,7 +59,7 @@ async fn elicit(answering: &Answering<'_>, server: &str, params: &Value) -> Valu
         ),
         (None, Some(answer)) => (answer, "an Elicitation hook answered"),
         (None, None) => {
-            let (response, how) = answering.answers.elicit(server, params);
+            let (response, how) = respondent.answers.elicit(server, params);
             // STRETCH(ch15/fits-form): an accepted form that does not fit its
             // requestedSchema is asked again (`fits::until_it_fits`).
             // END(ch15/fits-form)
@@ -58,7 +68,7 @@ async fn elicit(answering: &Answering<'_>, server: &str, params: &Value) -> Valu
                 params,
                 response: &response,
             };
-            let (outcome, lines) = answering.hooks.fire(&event, None).await;
+            let (outcome, lines) = respondent.hooks.fire(&event, None).await;
             lines.iter().for_each(|line| println!("{line}"));
             match (outcome.block, outcome.updated_input) {
                 (Some(_), _) => (

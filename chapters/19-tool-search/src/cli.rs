@@ -65,7 +65,7 @@ pub struct Cli {
     /// The options of chapters 7 to 15.
     pub base: Base,
     /// ENABLE_TOOL_SEARCH, read.
-    pub tool_search: Mode,
+    pub options: Mode,
 }
 
 /// The command line, or the exit status to end with: 0 after `--help`, 2
@@ -90,7 +90,10 @@ fn resolve(args: Args, demo: bool) -> Result<Cli, String> {
         server: Some(demo_server()),
     };
     let base = args.base.resolve(PROGRAM, args.prompt, demo, defaults)?;
-    Ok(Cli { base, tool_search })
+    Ok(Cli {
+        base,
+        options: tool_search,
+    })
 }
 
 /// The demo's server: chapter 14's, over Streamable HTTP on a free port

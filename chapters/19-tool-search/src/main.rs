@@ -6,15 +6,14 @@
 //! the search run). The rest is chapters 7 to 15's, from `wire_host`.
 
 mod cli;
+mod stack;
 mod tool_search;
 
 use std::process::ExitCode;
 
-use tool_search::ToolSearch;
-use wire_host::program::{BaseExtensions, Parts};
-use wire_host::seams::{Extension, Harness};
-use wire_host::show::{self, Log};
-use wire_host::{agent, ask};
+use wire_host::ask;
+use wire_host::program::{Parts, nothing_more};
+use wire_host::show;
 
 /// The name this program goes by in its messages.
 const PROGRAM: &str = "ch19-tool-search";
@@ -25,53 +24,9 @@ async fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(status) => return status,
     };
-    let nothing = async |_: &_, _: &_| Vec::new();
-    let started = Parts::start(PROGRAM, cli.base, nothing, ask::EVENTS, &[]).await;
-    let parts = match started {
-        Ok(parts) => parts,
-        Err(err) => return show::ended(PROGRAM, Err(err)),
-    };
-    let base = parts.base();
-    let tool_search = ToolSearch {
-        mode: cli.tool_search,
-    };
-    let BaseExtensions {
-        answering,
-        skills,
-        bash,
-        subagents,
-        fence,
-        lifecycle,
-    } = &base;
-    let extensions: Vec<&dyn Extension> = vec![
-        answering,
-        &tool_search,
-        skills,
-        bash,
-        subagents,
-        fence,
-        lifecycle,
-    ];
-    let harness = parts.harness(extensions);
-    let outcome = converse(&harness, &base, &tool_search, &parts.prompt).await;
-    drop(harness);
-    drop(base);
-    parts.end(outcome).await
-}
-
-/// SessionStart, then the main conversation: the tool search line, the
-/// prompt, the loop.
-async fn converse(
-    harness: &Harness<'_>,
-    base: &BaseExtensions<'_>,
-    tool_search: &ToolSearch,
-    prompt: &str,
-) -> agent::Answer {
-    let mut log = Log::printed();
-    base.lifecycle
-        .session_start(harness.model.name(), &mut log)
-        .await?;
-    let context = harness.main_context();
-    tool_search.show(&context.tools);
-    agent::run(harness, context, prompt, &mut log).await
+    let started = Parts::start(PROGRAM, cli.base, nothing_more, ask::EVENTS, &[]).await;
+    match started {
+        Ok(parts) => parts.run(cli.options, stack::stack).await,
+        Err(err) => show::ended(PROGRAM, Err(err)),
+    }
 }

@@ -13,7 +13,7 @@ use wire_host::host::ServerConfig;
 use wire_host::program::{Base, BaseArgs, Defaults};
 
 use crate::PROGRAM;
-use crate::tool_search::{Mode, SETTING};
+use wire_host::tool_search::{Mode, SETTING};
 
 /// The demo script, built into the binary so the demo needs no files.
 const DEMO_SCRIPT: &str = include_str!("../scripts/cache-demo.json");
@@ -70,7 +70,7 @@ pub struct Cli {
     /// The options of chapters 7 to 15.
     pub base: Base,
     /// ENABLE_TOOL_SEARCH, read.
-    pub tool_search: Mode,
+    pub options: Mode,
 }
 
 /// The command line, or the exit status to end with: 0 after `--help`, 2
@@ -92,7 +92,10 @@ fn resolve(args: Args, demo: bool) -> Result<Cli, String> {
         server: Some(demo_server()),
     };
     let base = args.base.resolve(PROGRAM, args.prompt, demo, defaults)?;
-    Ok(Cli { base, tool_search })
+    Ok(Cli {
+        base,
+        options: tool_search,
+    })
 }
 
 /// The demo's server: chapter 14's, over Streamable HTTP on a free port

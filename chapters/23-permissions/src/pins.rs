@@ -21,7 +21,8 @@ use wire_host::remote::Servers;
 use wire_host::seams::Extension;
 
 /// The pins (qualified name → digest), the file they live in, and the
-/// tools refused for a changed definition.
+/// tools refused for a changed definition. The default pins nothing.
+#[derive(Default)]
 pub struct Pins {
     digests: BTreeMap<String, String>,
     file: Option<PathBuf>,

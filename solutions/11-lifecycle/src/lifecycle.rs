@@ -1,6 +1,6 @@
 //! The hooks around the loop, as an extension of the harness: Claude
 //! Code's events at the loop's other fixed points. SessionStart before the
-//! first prompt (`session_start`, which `main.rs` calls), UserPromptSubmit
+//! first prompt (the harness's `begin`), UserPromptSubmit
 //! on the prompt (the conversation's opening), PostToolUse after a call
 //! that succeeded, Stop (SubagentStop in a subagent) at a final answer,
 //! which may send the model back to work. Chapter 10's fence still fires
@@ -43,12 +43,18 @@ impl<'a> Lifecycle<'a> {
             refusals: RefCell::new(HashMap::new()),
         }
     }
+}
 
+// ANCHOR: extension
+#[async_trait(?Send)]
+impl Extension for Lifecycle<'_> {
     // ANCHOR: session_start
     /// Fires SessionStart (source `startup`) once, before the first prompt:
     /// what its hooks add goes into the first user message.
-    pub async fn session_start(&self, model: &str, log: &mut Log) -> Result<(), String> {
-        let event = Event::SessionStart { model };
+    async fn begin(&self, harness: &Harness<'_>, log: &mut Log) -> Result<(), String> {
+        let event = Event::SessionStart {
+            model: harness.model.name(),
+        };
         let (outcome, said) = self.hooks.fire(&event, None).await;
         said.into_iter().for_each(|line| log.say(line));
         if let Some(reason) = outcome.stop {
@@ -58,11 +64,7 @@ impl<'a> Lifecycle<'a> {
         Ok(())
     }
     // ANCHOR_END: session_start
-}
 
-// ANCHOR: extension
-#[async_trait(?Send)]
-impl Extension for Lifecycle<'_> {
     /// The main conversation's first message is UserPromptSubmit's; a
     /// subagent's is its task, as the parent wrote it.
     async fn opening(

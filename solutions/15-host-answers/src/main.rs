@@ -19,6 +19,7 @@ mod route;
 use std::process::ExitCode;
 
 use retry::Answering;
+use route::Respondent;
 // What chapters 6 to 11 taught, from the `wire-host` crate (`support/host`).
 // Imported here, at the crate's root, so `crate::events` and the like name
 // them in every module.
@@ -72,9 +73,11 @@ async fn main() -> ExitCode {
     let answering = Answering {
         program: PROGRAM,
         servers: &servers,
-        answers: &answers,
-        hooks: &hooks,
-        model: &cli.model,
+        respondent: Respondent {
+            answers: &answers,
+            hooks: &hooks,
+            model: &cli.model,
+        },
     };
     let subagents = Subagents::new(agents, skills.clone(), cli.max_depth, cli.max_concurrent);
     let skills = Skills { skills };
@@ -90,17 +93,16 @@ async fn main() -> ExitCode {
         vec![&answering, &skills, &bash, &subagents, &fence, &lifecycle];
     let mut harness = Harness::new(PROGRAM, &cli.model, cli.max_turns, extensions);
     harness.join = |runs| Box::pin(join::join_all(runs));
-    let outcome = converse(&harness, &lifecycle, &cli.prompt).await;
+    let outcome = converse(&harness, &cli.prompt).await;
     drop(harness);
     servers.shutdown().await;
     show::ended(PROGRAM, outcome)
 }
 
-/// SessionStart, then the main conversation: the prompt, the loop.
-async fn converse(harness: &Harness<'_>, lifecycle: &Lifecycle<'_>, prompt: &str) -> agent::Answer {
+/// The harness's beginning (SessionStart), then the main conversation:
+/// the prompt, the loop.
+async fn converse(harness: &Harness<'_>, prompt: &str) -> agent::Answer {
     let mut log = Log::printed();
-    lifecycle
-        .session_start(harness.model.name(), &mut log)
-        .await?;
+    harness.begin(&mut log).await?;
     agent::run(harness, harness.main_context(), prompt, &mut log).await
 }

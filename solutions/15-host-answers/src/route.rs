@@ -7,10 +7,20 @@
 //! reaches the model only once the user approves it.
 
 use serde_json::{Value, json};
-use wire_host::ask;
+use wire_host::ask::{self, Answers};
+use wire_host::seams::ModelApi;
+use wire_host::session::Fire;
 
 use crate::events::Event;
-use crate::retry::Answering;
+
+/// Who answers a server's questions: the user (on the terminal, or from
+/// the answers file, which also holds the roots and whether sampling is
+/// offered), the Elicitation hooks around a form, the model for sampling.
+pub struct Respondent<'a> {
+    pub answers: &'a Answers,
+    pub hooks: &'a dyn Fire,
+    pub model: &'a dyn ModelApi,
+}
 
 /// An error for the server: a JSON-RPC code and message.
 pub type Refusal = (i64, String);
@@ -19,24 +29,24 @@ pub type Refusal = (i64, String);
 /// The answer to the server's `method` with `params`: a result, or a
 /// JSON-RPC error.
 pub async fn answer(
-    answering: &Answering<'_>,
+    respondent: &Respondent<'_>,
     server: &str,
     method: &str,
     params: &Value,
 ) -> Result<Value, Refusal> {
     // GAP(ch15/route): `ping` is {}; `elicitation/create` is
-    // `elicit(...)`'s answer; `roots/list` is answering.answers.roots_result();
+    // `elicit(...)`'s answer; `roots/list` is respondent.answers.roots_result();
     // `sampling/createMessage` is `ask::sample(...)` (the user approves, then
-    // the model answers) when answering.answers.sampling (declared), else -32601 saying sampling was not declared; any other
+    // the model answers) when respondent.answers.sampling (declared), else -32601 saying sampling was not declared; any other
     // method -32601 "Method not found: METHOD".
-    // starter: let _ = (answering, server, params, elicit, ask::sample);
+    // starter: let _ = (respondent, server, params, elicit, ask::sample);
     // starter: Err((-32601, format!("TODO(ch15/route): {method}")))
     match method {
         "ping" => Ok(json!({})),
-        "elicitation/create" => Ok(elicit(answering, server, params).await),
-        "roots/list" => Ok(answering.answers.roots_result()),
-        "sampling/createMessage" if answering.answers.sampling => {
-            ask::sample(answering.answers, answering.model, server, params).await
+        "elicitation/create" => Ok(elicit(respondent, server, params).await),
+        "roots/list" => Ok(respondent.answers.roots_result()),
+        "sampling/createMessage" if respondent.answers.sampling => {
+            ask::sample(respondent.answers, respondent.model, server, params).await
         }
         // The spec (2025-11-25, lifecycle) lets a server use only what the
         // client declared, but names no error for one that asks anyway: the
@@ -55,9 +65,9 @@ pub async fn answer(
 /// A form for the user. An Elicitation hook may answer it first (or
 /// decline it, exit 2); else the user answers, and ElicitationResult hooks
 /// see the answer before it goes and may change it (exit 2: decline).
-async fn elicit(answering: &Answering<'_>, server: &str, params: &Value) -> Value {
+async fn elicit(respondent: &Respondent<'_>, server: &str, params: &Value) -> Value {
     let event = Event::Elicitation { server, params };
-    let (outcome, lines) = answering.hooks.fire(&event, None).await;
+    let (outcome, lines) = respondent.hooks.fire(&event, None).await;
     lines.iter().for_each(|line| println!("{line}"));
     let (mut response, how) = match (outcome.block, outcome.updated_input) {
         (Some(_), _) => (
@@ -66,19 +76,19 @@ async fn elicit(answering: &Answering<'_>, server: &str, params: &Value) -> Valu
         ),
         (None, Some(answer)) => (answer, "an Elicitation hook answered"),
         (None, None) => {
-            let (response, how) = answering.answers.elicit(server, params);
+            let (response, how) = respondent.answers.elicit(server, params);
             // STRETCH(ch15/fits-form): an accepted form that does not fit its
             // requestedSchema is asked again (`fits::until_it_fits`).
             #[cfg(feature = "stretch")]
             let (response, how) =
-                crate::fits::until_it_fits(answering.answers, server, params, (response, how));
+                crate::fits::until_it_fits(respondent.answers, server, params, (response, how));
             // END(ch15/fits-form)
             let event = Event::ElicitationResult {
                 server,
                 params,
                 response: &response,
             };
-            let (outcome, lines) = answering.hooks.fire(&event, None).await;
+            let (outcome, lines) = respondent.hooks.fire(&event, None).await;
             lines.iter().for_each(|line| println!("{line}"));
             match (outcome.block, outcome.updated_input) {
                 (Some(_), _) => (

@@ -31,13 +31,40 @@ pub struct PromptCache {
     pub session: Cell<(f64, u64)>,
 }
 
+impl PromptCache {
+    /// The cache of a run: the stand-in for a scripted model.
+    pub fn new(scripted: bool) -> PromptCache {
+        PromptCache {
+            stub: scripted.then(StubCache::default),
+            session: Cell::new((0.0, 0)),
+        }
+    }
+}
+
 #[async_trait(?Send)]
 impl Extension for PromptCache {
+    /// The session's last line: its input cost, with the cache and without.
+    fn end(&self) {
+        let (cost, without) = self.session.get();
+        let saved = match without {
+            0 => 0.0,
+            _ => 100.0 * (1.0 - cost / without as f64),
+        };
+        println!(
+            "session input: {cost:.1} base tokens with the cache, {without} without ({saved:.0}% saved)"
+        );
+    }
+
     /// The servers' tools in the order of their names: whatever order the
     /// servers started, answered or listed in, the prefix is the same.
     fn tools(&self, tools: &mut Vec<Value>) {
         let mcp = tools.iter().take_while(|tool| is_mcp(tool)).count();
+        // GAP(ch20/stable): sort the MCP tools (the first `mcp` of `tools`)
+        // by their "name", so that the catalogue's bytes do not depend on
+        // the servers' order.
+        // starter: let _ = (tools, mcp);
         tools[..mcp].sort_by(|a, b| a["name"].as_str().cmp(&b["name"].as_str()));
+        // END(ch20/stable)
     }
 
     fn carry(&self, _: &Context, _: &[Value], turn: u32, request: &mut Value) {
@@ -165,20 +192,6 @@ pub fn account(cache: &PromptCache, request: &Value, reply: &mut Value, log: &mu
     cache.session.set((total + cost, total_without + without));
 }
 // ANCHOR_END: send
-
-impl PromptCache {
-    /// The session's last line: its input cost, with the cache and without.
-    pub fn show_session(&self) {
-        let (cost, without) = self.session.get();
-        let saved = match without {
-            0 => 0.0,
-            _ => 100.0 * (1.0 - cost / without as f64),
-        };
-        println!(
-            "session input: {cost:.1} base tokens with the cache, {without} without ({saved:.0}% saved)"
-        );
-    }
-}
 
 /// `WIRE_CACHE_BREAKER`, for the measurement: from the second request
 /// on, `timestamp` puts a clock in the system prompt (one that ticks a

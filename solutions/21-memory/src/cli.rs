@@ -14,7 +14,7 @@ use wire_host::program::{Base, BaseArgs, Defaults};
 use wire_host::session::DemoFile;
 
 use crate::PROGRAM;
-use crate::tool_search::{Mode, SETTING};
+use wire_host::tool_search::{Mode, SETTING};
 
 /// The demo script, built into the binary so the demo needs no files.
 const DEMO_SCRIPT: &str = include_str!("../scripts/memory-demo.json");
@@ -83,7 +83,7 @@ pub struct Cli {
     /// The options of chapters 7 to 15.
     pub base: Base,
     /// ENABLE_TOOL_SEARCH, read.
-    pub tool_search: Mode,
+    pub options: Mode,
     /// The demo's working folder, with its memory files; none otherwise.
     pub demo: &'static [DemoFile],
 }
@@ -109,7 +109,7 @@ fn resolve(args: Args, demo: bool) -> Result<Cli, String> {
     let base = args.base.resolve(PROGRAM, args.prompt, demo, defaults)?;
     Ok(Cli {
         base,
-        tool_search,
+        options: tool_search,
         demo: if demo { DEMO_FILES } else { &[] },
     })
 }

@@ -23,8 +23,8 @@ use wire_host::remote::{self, Servers};
 use wire_host::seams::{Call, Context, Extension, Harness, Outcome};
 use wire_host::xml::escape;
 
-use crate::skill_tools;
-use crate::skills::Skill;
+use wire_host::skill_tools;
+use wire_host::skills::Skill;
 
 /// The extension's name, in `server/discover`'s capabilities.
 pub const EXTENSION: &str = "io.modelcontextprotocol/skills";

@@ -13,8 +13,7 @@ use wire_host::host::ServerConfig;
 use wire_host::program::{Base, BaseArgs, Defaults};
 
 use crate::PROGRAM;
-use crate::retries;
-use crate::tool_search::{Mode, SETTING};
+use crate::stack::{self, Options};
 
 /// The demo script, built into the binary so the demo needs no files.
 const DEMO_SCRIPT: &str = include_str!("../scripts/long-demo.json");
@@ -51,22 +50,7 @@ const ABOUT: &str = "ch22-long-session: chapter 21's agent loop for a long sessi
 /// The model's environment, then tool search's, the cache breaker's and
 /// memory's.
 fn after_help() -> String {
-    let tool_search = "Environment for tool search, the cache, memory and retries:
-  ENABLE_TOOL_SEARCH  true, false, auto (the default: defer the MCP tools when
-                      their definitions pass 10% of a 200,000-token window)
-                      or auto:N (N%)
-  WIRE_CACHE_BREAKER  timestamp, reorder or change: break the cached prefix on
-                      purpose, for wire-measure cache (the course's switch)
-  WIRE_MANAGED_DIR    the managed policy's folder (default: /etc/claude-code;
-                      the course's switch, for its tests)
-  CLAUDE_CODE_MAX_RETRIES  how often a request the model API refused for a
-                      while (429, 529, 5xx) is tried again (default: 10)";
-    format!(
-        "{}
-
-{tool_search}",
-        cli::MODEL_ENVIRONMENT
-    )
+    format!("{}\n\n{}", cli::MODEL_ENVIRONMENT, stack::ENVIRONMENT)
 }
 
 #[derive(Parser)]
@@ -83,10 +67,8 @@ struct Args {
 pub struct Cli {
     /// The options of chapters 7 to 15.
     pub base: Base,
-    /// ENABLE_TOOL_SEARCH, read.
-    pub tool_search: Mode,
-    /// `--context-budget` (the demo's own when it runs).
-    pub budget: Option<usize>,
+    /// ENABLE_TOOL_SEARCH, read; `--context-budget`.
+    pub options: Options,
 }
 
 /// The command line, or the exit status to end with: 0 after `--help`, 2
@@ -98,9 +80,6 @@ pub fn parse() -> Result<Cli, std::process::ExitCode> {
 }
 
 fn resolve(args: Args, demo: bool) -> Result<Cli, String> {
-    // Claude Code's setting, read here.
-    let tool_search = Mode::read(std::env::var(SETTING).ok().as_deref())?;
-    retries::max_retries()?; // Claude Code's setting, checked before any request.
     let budget = args.budget.context_budget.or(demo.then_some(DEMO_BUDGET));
     let defaults = Defaults {
         script: ("scripts/long-demo.json", DEMO_SCRIPT.to_string()),
@@ -110,11 +89,8 @@ fn resolve(args: Args, demo: bool) -> Result<Cli, String> {
         server: Some(demo_server()),
     };
     let base = args.base.resolve(PROGRAM, args.prompt, demo, defaults)?;
-    Ok(Cli {
-        base,
-        tool_search,
-        budget: budget.map(|tokens| tokens as usize),
-    })
+    let options = Options::read(budget)?;
+    Ok(Cli { base, options })
 }
 
 /// The demo's server: chapter 14's, over Streamable HTTP on a free port

@@ -13,12 +13,10 @@ use clap::Parser;
 use wire_host::cli::{self, BudgetArgs, RuleArgs};
 use wire_host::host::ServerConfig;
 use wire_host::program::{Base, BaseArgs, Defaults};
+use wire_host::stack22;
 
 use crate::PROGRAM;
-use crate::permissions::{self, Rules};
-use crate::pins::{self, Pins};
-use crate::retries;
-use crate::tool_search::{Mode, SETTING};
+use crate::stack::Options;
 
 /// The demo script, built into the binary so the demo needs no files.
 const DEMO_SCRIPT: &str = include_str!("../scripts/permissions-demo.json");
@@ -53,22 +51,7 @@ const ABOUT: &str = "ch23-permissions: chapter 22's agent loop, whose tool calls
 /// The model's environment, then tool search's, the cache breaker's and
 /// memory's.
 fn after_help() -> String {
-    let tool_search = "Environment for tool search, the cache, memory and retries:
-  ENABLE_TOOL_SEARCH  true, false, auto (the default: defer the MCP tools when
-                      their definitions pass 10% of a 200,000-token window)
-                      or auto:N (N%)
-  WIRE_CACHE_BREAKER  timestamp, reorder or change: break the cached prefix on
-                      purpose, for wire-measure cache (the course's switch)
-  WIRE_MANAGED_DIR    the managed policy's folder (default: /etc/claude-code;
-                      the course's switch, for its tests)
-  CLAUDE_CODE_MAX_RETRIES  how often a request the model API refused for a
-                      while (429, 529, 5xx) is tried again (default: 10)";
-    format!(
-        "{}
-
-{tool_search}",
-        cli::MODEL_ENVIRONMENT
-    )
+    format!("{}\n\n{}", cli::MODEL_ENVIRONMENT, stack22::ENVIRONMENT)
 }
 
 #[derive(Parser)]
@@ -87,13 +70,8 @@ struct Args {
 pub struct Cli {
     /// The options of chapters 7 to 15.
     pub base: Base,
-    /// ENABLE_TOOL_SEARCH, read.
-    pub tool_search: Mode,
-    /// `--context-budget`.
-    pub budget: Option<usize>,
-    /// The permission rules and the mode; the pins.
-    pub rules: Rules,
-    pub pins: Pins,
+    /// What the extensions of chapters 19 to 23 read.
+    pub options: Options,
 }
 
 /// The command line, or the exit status to end with: 0 after `--help`, 2
@@ -105,9 +83,6 @@ pub fn parse() -> Result<Cli, std::process::ExitCode> {
 }
 
 fn resolve(args: Args, demo: bool) -> Result<Cli, String> {
-    // Claude Code's setting, read here.
-    let tool_search = Mode::read(std::env::var(SETTING).ok().as_deref())?;
-    retries::max_retries()?; // Claude Code's setting, checked before any request.
     let defaults = Defaults {
         script: ("scripts/permissions-demo.json", DEMO_SCRIPT.to_string()),
         settings: Some(PathBuf::from(DEMO_SETTINGS)),
@@ -117,16 +92,8 @@ fn resolve(args: Args, demo: bool) -> Result<Cli, String> {
     };
     let base = args.base.resolve(PROGRAM, args.prompt, demo, defaults)?;
     // The permission rules (chapter 23): the settings file's, the mode flag's.
-    let settings = base.hooks.settings.as_deref();
-    let rules = permissions::load(settings, args.rules.permission_mode.as_deref())?;
-    let pins = pins::load(args.rules.pins)?;
-    Ok(Cli {
-        base,
-        tool_search,
-        budget: args.budget.context_budget.map(|tokens| tokens as usize),
-        rules,
-        pins,
-    })
+    let options = Options::read(&base, args.budget.context_budget, args.rules)?;
+    Ok(Cli { base, options })
 }
 
 /// The demo's server: chapter 14's, over Streamable HTTP on a free port

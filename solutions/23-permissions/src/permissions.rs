@@ -21,7 +21,7 @@ use wire_host::shell::{edits_only, subcommands, without_assignments};
 use wire_host::show::Log;
 use wire_host::{bash, files, frontmatter};
 
-use crate::skills::Skill;
+use wire_host::skills::Skill;
 
 /// The permission modes, as Claude Code names them.
 #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq)]
@@ -113,7 +113,7 @@ impl Extension for Permissions<'_> {
         outcome: Outcome,
     ) -> Outcome {
         let wanted = call.tool_use.input["skill"].as_str().unwrap_or_default();
-        let activated = call.name() == crate::skill_tools::SKILL && outcome.is_ok();
+        let activated = call.name() == wire_host::skill_tools::SKILL && outcome.is_ok();
         let skill = self.skills.iter().find(|skill| skill.name == wanted);
         if let Some(skill) = skill.filter(|_| activated) {
             let granted = grant(&mut self.rules.borrow_mut(), &skill.root);

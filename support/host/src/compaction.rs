@@ -18,7 +18,7 @@ use wire_host::session::Fire;
 use wire_host::show::Log;
 use wire_host::tokens;
 
-use crate::events::Event;
+use wire_host::events::Event;
 
 /// The hook events this harness fires: chapter 15's, and PreCompact.
 pub const EVENTS: &[&str] = &[

@@ -128,6 +128,15 @@ pub mod show;
 pub mod skill_tools;
 /// Chapter 8: skills found, validated and listed.
 pub mod skills;
+/// Chapters 19 to 24: each one's harness, as the chapter before's
+/// extensions with its own added (for the chapter after).
+pub mod stack19;
+pub mod stack20;
+pub mod stack21;
+pub mod stack22;
+pub mod stack23;
+#[cfg(unix)]
+pub mod stack24;
 /// A stand-in model's prompt cache: the `usage` the Messages API would
 /// report, computed from the request (not generated: no chapter's lesson;
 /// the scenarios' stub and chapter 20's demo share it).

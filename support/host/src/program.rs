@@ -1,9 +1,9 @@
 //! A harness program's parts, from chapter 19 on: the command line's
 //! options of chapters 7 to 15, the servers of either era started (chapter
-//! 15's `discover`), the session and its hooks opened, and the extensions
-//! of chapters 7 to 15 made, for a chapter's `main.rs` to list beside its
-//! own. Support-own: composition plumbing, no chapter's lesson; each
-//! chapter still says which extensions its harness runs, in which order.
+//! 15's `discover`), the session and its hooks opened, and the harness
+//! composed as a [`Stack`] of named extensions. Support-own: composition
+//! plumbing, no chapter's lesson; each chapter's `stack.rs` says which
+//! extensions its harness adds to the chapter before's, and where.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -22,9 +22,11 @@ use crate::matcher::Matcher;
 use crate::model::{self, Model};
 use crate::remote::Servers;
 use crate::retry::Answering;
+use crate::route::Respondent;
 use crate::seams::{Extension, Harness};
 use crate::session::{DemoFile, Session};
 use crate::show;
+use crate::show::Log;
 use crate::skill_tools::Skills;
 use crate::skills::{self, Skill};
 use crate::subagents::Subagents;
@@ -112,39 +114,57 @@ impl BaseArgs {
 }
 
 /// What a run owns: the model, the skills and agents, the servers, the
-/// session with its hooks, the answers.
-pub struct Parts {
+/// session with its hooks, the answers; and `found`, what the start found
+/// besides the skills (the servers' skills, chapter 21 on).
+pub struct Parts<T = ()> {
     pub program: &'static str,
     pub model: Model,
     pub prompt: String,
     pub max_turns: u32,
+    /// Every skill: this machine's, then the servers' (chapter 21).
     pub skills: Vec<Skill>,
+    /// The skills of this machine's folders alone.
+    pub local_skills: Vec<Skill>,
+    pub found: T,
     pub agents: Vec<Agent>,
     pub limits: (u32, usize),
+    /// The settings file, if any (the sandbox's, chapter 24).
+    pub settings: Option<PathBuf>,
     pub servers: Servers,
     pub hooks: Hooks,
     pub answers: Answers,
 }
 
-impl Parts {
-    /// The skills and agents loaded, and the servers started; then `more` adds to the
-    /// skills (a server's, chapter 21); then the run's introduction is
-    /// printed, and the session opens with the hooks of `events` and the
-    /// demo's files. On an error, what was started is stopped again.
+/// How a chapter makes its harness's extensions over a run's parts, from
+/// the options they read: its `stack.rs`, which starts from the chapter
+/// before's.
+pub type MakeStack<T, O> = for<'p> fn(&'p Parts<T>, O) -> Result<Stack<'p>, String>;
+
+/// For a start that finds nothing besides the skills.
+pub async fn nothing_more(_: &Servers, _: &[Skill]) -> (Vec<Skill>, ()) {
+    (Vec::new(), ())
+}
+
+impl<T> Parts<T> {
+    /// The skills and agents loaded, and the servers started; then `more`
+    /// adds to the skills (a server's, chapter 21) and says what it found;
+    /// then the run's introduction is printed, and the session opens with
+    /// the hooks of `events` and the demo's files. On an error, what was
+    /// started is stopped again.
     pub async fn start(
         program: &'static str,
         base: Base,
-        more: impl AsyncFnOnce(&Servers, &[Skill]) -> Vec<Skill>,
+        more: impl AsyncFnOnce(&Servers, &[Skill]) -> (Vec<Skill>, T),
         events: &[&str],
         demo: &[DemoFile],
-    ) -> Result<Parts, String> {
+    ) -> Result<Parts<T>, String> {
         let AgentOptions {
             skill_folders,
             agent_folders,
             max_depth,
             max_concurrent,
         } = base.agents;
-        let (mut skills, agents) = agents::load_usable(program, &skill_folders, &agent_folders);
+        let (local_skills, agents) = agents::load_usable(program, &skill_folders, &agent_folders);
         // Pure CPU work: on the blocking pool it overlaps the servers' start.
         let tokenizer = tokio::task::spawn_blocking(crate::tokens::load);
         let capabilities = discover::capabilities(base.answers.sampling);
@@ -154,7 +174,8 @@ impl Parts {
             discover::open(name, link, &capabilities, legacy).await
         };
         let servers = Servers::start(base.servers, base.options, open).await?;
-        skills.extend(more(&servers, &skills).await);
+        let (more, found) = more(&servers, &local_skills).await;
+        let skills = [local_skills.clone(), more].concat();
         let names: Vec<&str> = skills.iter().map(|skill| skill.name.as_str()).collect();
         let agent_names: Vec<&str> = agents.iter().map(|agent| agent.name.as_str()).collect();
         servers.show();
@@ -179,46 +200,67 @@ impl Parts {
             prompt: base.prompt,
             max_turns: base.max_turns,
             skills,
+            local_skills,
+            found,
             agents,
             limits: (max_depth, max_concurrent),
+            settings: base.hooks.settings,
             servers,
             answers: base.answers.or_root(&session.workdir),
             hooks: Hooks { settings, session },
         })
     }
 
-    /// The extensions of chapters 7 to 15, over these parts.
-    pub fn base(&self) -> BaseExtensions<'_> {
+    /// The extensions of chapters 7 to 15, over these parts: the servers
+    /// (answered), the skills, `Bash`, the subagents, the fence and the
+    /// hooks around the loop.
+    pub fn base(&self) -> Stack<'_> {
         let (max_depth, max_concurrent) = self.limits;
-        let agents = self.agents.clone();
-        BaseExtensions {
-            answering: Answering {
-                program: self.program,
-                servers: &self.servers,
+        let answering = Answering {
+            program: self.program,
+            servers: &self.servers,
+            respondent: Respondent {
                 answers: &self.answers,
                 hooks: &self.hooks,
                 model: &self.model,
             },
-            skills: Skills {
+        };
+        let agents = self.agents.clone();
+        let subagents = Subagents::new(agents, self.skills.clone(), max_depth, max_concurrent);
+        let mut stack = Stack::default();
+        stack.push("answering", answering);
+        stack.push(
+            "skills",
+            Skills {
                 skills: self.skills.clone(),
             },
-            bash: Bash {
+        );
+        stack.push(
+            "bash",
+            Bash {
                 workdir: &self.hooks.session.workdir,
             },
-            subagents: Subagents::new(agents, self.skills.clone(), max_depth, max_concurrent),
-            fence: Fence {
+        );
+        stack.push("subagents", subagents);
+        stack.push(
+            "fence",
+            Fence {
                 program: self.program,
                 hooks: &self.hooks,
             },
-            lifecycle: Lifecycle::new(&self.hooks),
-        }
+        );
+        stack.push("lifecycle", Lifecycle::new(&self.hooks));
+        stack
     }
 
-    /// The harness over `extensions`: a reply's calls run at the same time.
-    pub fn harness<'a>(&'a self, extensions: Vec<&'a dyn Extension>) -> Harness<'a> {
-        let mut harness = Harness::new(self.program, &self.model, self.max_turns, extensions);
-        harness.join = |runs| Box::pin(crate::join::join_all(runs));
-        harness
+    /// The run: the extensions `make` makes, the main conversation, the
+    /// end.
+    pub async fn run<O>(self, options: O, make: MakeStack<T, O>) -> ExitCode {
+        let outcome = match make(&self, options) {
+            Ok(stack) => converse(&stack.harness(&self), &self.prompt).await,
+            Err(err) => Err(err),
+        };
+        self.end(outcome).await
     }
 
     /// The end: the servers stopped, the session's folders removed, the
@@ -231,13 +273,74 @@ impl Parts {
     }
 }
 
-/// The extensions of chapters 7 to 15: the servers (answered), the
-/// skills, `Bash`, the subagents, the fence and the hooks around the loop.
-pub struct BaseExtensions<'a> {
-    pub answering: Answering<'a>,
-    pub skills: Skills,
-    pub bash: Bash<'a>,
-    pub subagents: Subagents,
-    pub fence: Fence<'a>,
-    pub lifecycle: Lifecycle<'a>,
+/// The harness's beginning (SessionStart), then the main conversation (the
+/// prompt, chapter 7's loop), then the harness's end.
+async fn converse(harness: &Harness<'_>, prompt: &str) -> Result<String, String> {
+    let mut log = Log::printed();
+    harness.begin(&mut log).await?;
+    let answer = crate::agent::run(harness, harness.main_context(), prompt, &mut log).await;
+    harness.end();
+    answer
+}
+
+/// A harness's extensions, in the order the harness asks them, each under
+/// a name, so that a later chapter can put its own after an earlier one's,
+/// or in its place. The order is the harness's: the first extension that
+/// runs a tool runs it, and a conversation's opening is built in order.
+#[derive(Default)]
+pub struct Stack<'a> {
+    extensions: Vec<(&'static str, Box<dyn Extension + 'a>)>,
+}
+
+impl<'a> Stack<'a> {
+    /// Adds `extension` last.
+    pub fn push(&mut self, name: &'static str, extension: impl Extension + 'a) {
+        self.extensions.push((name, Box::new(extension)));
+    }
+
+    /// Adds `extension` just after the one named `after`.
+    pub fn insert_after(
+        &mut self,
+        after: &str,
+        name: &'static str,
+        extension: impl Extension + 'a,
+    ) {
+        let at = self.position(after) + 1;
+        self.extensions.insert(at, (name, Box::new(extension)));
+    }
+
+    /// Puts `extension` in the place of the one named `old`.
+    pub fn replace(&mut self, old: &str, name: &'static str, extension: impl Extension + 'a) {
+        let at = self.position(old);
+        self.extensions[at] = (name, Box::new(extension));
+    }
+
+    /// The names, in order.
+    pub fn names(&self) -> Vec<&'static str> {
+        self.extensions.iter().map(|(name, _)| *name).collect()
+    }
+
+    /// Where the extension `name` is. A name no chapter added is a mistake
+    /// in the program, not in its input.
+    fn position(&self, name: &str) -> usize {
+        let found = self.extensions.iter().position(|(named, _)| *named == name);
+        found.unwrap_or_else(|| panic!("this harness has no extension named {name:?}"))
+    }
+
+    /// The harness over these extensions: a reply's calls run at the same
+    /// time.
+    pub fn harness<'h, T>(&'h self, parts: &'h Parts<T>) -> Harness<'h> {
+        let extensions = self
+            .extensions
+            .iter()
+            .map(|(_, extension)| &**extension as &dyn Extension);
+        let mut harness = Harness::new(
+            parts.program,
+            &parts.model,
+            parts.max_turns,
+            extensions.collect(),
+        );
+        harness.join = |runs| Box::pin(crate::join::join_all(runs));
+        harness
+    }
 }

@@ -32,8 +32,30 @@ pub struct PromptCache {
     pub session: Cell<(f64, u64)>,
 }
 
+impl PromptCache {
+    /// The cache of a run: the stand-in for a scripted model.
+    pub fn new(scripted: bool) -> PromptCache {
+        PromptCache {
+            stub: scripted.then(StubCache::default),
+            session: Cell::new((0.0, 0)),
+        }
+    }
+}
+
 #[async_trait(?Send)]
 impl Extension for PromptCache {
+    /// The session's last line: its input cost, with the cache and without.
+    fn end(&self) {
+        let (cost, without) = self.session.get();
+        let saved = match without {
+            0 => 0.0,
+            _ => 100.0 * (1.0 - cost / without as f64),
+        };
+        println!(
+            "session input: {cost:.1} base tokens with the cache, {without} without ({saved:.0}% saved)"
+        );
+    }
+
     /// The servers' tools in the order of their names: whatever order the
     /// servers started, answered or listed in, the prefix is the same.
     fn tools(&self, tools: &mut Vec<Value>) {
@@ -144,20 +166,6 @@ pub fn account(cache: &PromptCache, request: &Value, reply: &mut Value, log: &mu
     }
     let (total, total_without) = cache.session.get();
     cache.session.set((total + cost, total_without + without));
-}
-
-impl PromptCache {
-    /// The session's last line: its input cost, with the cache and without.
-    pub fn show_session(&self) {
-        let (cost, without) = self.session.get();
-        let saved = match without {
-            0 => 0.0,
-            _ => 100.0 * (1.0 - cost / without as f64),
-        };
-        println!(
-            "session input: {cost:.1} base tokens with the cache, {without} without ({saved:.0}% saved)"
-        );
-    }
 }
 
 /// `WIRE_CACHE_BREAKER`, for the measurement: from the second request

@@ -9,14 +9,12 @@
 
 use async_trait::async_trait;
 use serde_json::{Map, Value, json};
-use wire_host::ask::Answers;
 use wire_host::mcp::tool_definitions;
 use wire_host::remote::{Server, Servers};
-use wire_host::seams::{Call, Context, Extension, Harness, ModelApi, Outcome};
-use wire_host::session::Fire;
+use wire_host::seams::{Call, Context, Extension, Harness, Outcome};
 use wire_host::transport::Message;
 
-use crate::route;
+use crate::route::{self, Respondent};
 
 /// How many input-required rounds one call may take.
 pub const MAX_ROUNDS: usize = 4;
@@ -28,13 +26,8 @@ pub struct Answering<'a> {
     /// The name this program goes by in its warnings.
     pub program: &'static str,
     pub servers: &'a Servers,
-    /// How a server's questions are answered: the terminal, an answers
-    /// file, the roots, whether sampling is offered.
-    pub answers: &'a Answers,
-    /// The Elicitation hooks around a form.
-    pub hooks: &'a dyn Fire,
-    /// The model that answers a sampling request.
-    pub model: &'a dyn ModelApi,
+    /// Who answers a server's questions (`route.rs`).
+    pub respondent: Respondent<'a>,
 }
 
 #[async_trait(?Send)]
@@ -78,7 +71,7 @@ pub async fn call_tool(
         for (key, request) in requests {
             let method = request["method"].as_str().unwrap_or_default();
             let params = &request["params"];
-            let answer = route::answer(answering, &server.name, method, params).await;
+            let answer = route::answer(&answering.respondent, &server.name, method, params).await;
             let answer = answer
                 .map_err(|(code, why)| format!("input request {key} ({method}): {code} {why}"))?;
             responses.insert(key, answer);
@@ -109,7 +102,8 @@ async fn send(answering: &Answering<'_>, server: &Server, params: Value) -> Resu
                 ));
             }
             Message::Request { id, method, params } => {
-                let answer = route::answer(answering, &server.name, &method, &params).await;
+                let answer =
+                    route::answer(&answering.respondent, &server.name, &method, &params).await;
                 link.answer(&id, answer).await?;
             }
             Message::Broken(why) => return Err(why),

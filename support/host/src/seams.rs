@@ -148,6 +148,16 @@ pub trait Extension {
         false
     }
 
+    /// Once, before the main conversation starts (chapter 11's
+    /// SessionStart): an `Err` ends the run before the first request.
+    async fn begin(&self, _harness: &Harness<'_>, _log: &mut Log) -> Result<(), String> {
+        Ok(())
+    }
+
+    /// Once, after the main conversation ended, however it ended (chapter
+    /// 20's cost of the session).
+    fn end(&self) {}
+
     /// The conversation's first message, built from the prompt's.
     async fn opening(
         &self,
@@ -331,6 +341,20 @@ impl<'a> Harness<'a> {
             cap: self.max_turns,
             agent_type: None,
         }
+    }
+
+    /// Before the main conversation: every extension's `begin`, in order,
+    /// until one ends the run.
+    pub async fn begin(&self, log: &mut Log) -> Result<(), String> {
+        for extension in &self.extensions {
+            extension.begin(self, log).await?;
+        }
+        Ok(())
+    }
+
+    /// After the main conversation: every extension's `end`, in order.
+    pub fn end(&self) {
+        self.extensions.iter().for_each(|extension| extension.end());
     }
 
     /// The conversation's start: the prompt as the first user message, as

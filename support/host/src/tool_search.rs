@@ -17,6 +17,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use wire_host::messages::{Block, ToolUse};
 use wire_host::seams::{Call, Context, Extension, Harness, Outcome};
+use wire_host::show::Log;
 use wire_host::tokens;
 
 /// The search tool's name, Claude Code's.
@@ -75,6 +76,21 @@ pub struct ToolSearch {
 
 #[async_trait(?Send)]
 impl Extension for ToolSearch {
+    /// The main conversation opens with a line: how many of its tools wait
+    /// behind the search.
+    async fn opening(
+        &self,
+        _: &Harness<'_>,
+        context: &Context,
+        message: Value,
+        log: &mut Log,
+    ) -> Result<Value, String> {
+        if context.depth == 0 {
+            log.say(self.shown(&context.tools));
+        }
+        Ok(message)
+    }
+
     fn carry(&self, context: &Context, messages: &[Value], _turn: u32, request: &mut Value) {
         let offer = split(&context.tools, self.mode);
         request["tools"] = json!(tools_for(&offer, messages));
@@ -261,9 +277,9 @@ pub fn announce(system: &str, offer: &Offer) -> String {
 
 impl ToolSearch {
     /// The line the session starts with: how many tools are deferred.
-    pub fn show(&self, tools: &[Value]) {
+    pub fn shown(&self, tools: &[Value]) -> String {
         let offer = split(tools, self.mode);
-        println!(
+        format!(
             "tool search ({SETTING}={}): {} of {} tools deferred",
             match self.mode {
                 Mode::Off => "false".to_string(),
@@ -272,7 +288,7 @@ impl ToolSearch {
             },
             offer.deferred.len(),
             tools.len()
-        );
+        )
     }
 }
 

@@ -22,8 +22,7 @@ mod discover;
 #[path = "../../../solutions/21-memory/src/served_skills.rs"]
 mod served_skills;
 
-// What served_skills.rs names at its crate root, as chapter 21's main.rs has it.
-use wire_host::{skill_tools, skills};
+use wire_host::skill_tools;
 
 use std::cell::RefCell;
 use std::collections::BTreeSet;
