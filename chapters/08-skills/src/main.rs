@@ -89,10 +89,6 @@ fn check_skills(entries: &[(PathBuf, Entry)]) -> ExitCode {
     // (the Skill tool's answer). Write `skill_cost::print` in skill_cost.rs
     // and call it here, under #[cfg(feature = "stretch")].
     // END(ch08/skill-cost)
-    if all_loaded {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    }
+    ExitCode::from(u8::from(!all_loaded))
 }
 // ANCHOR_END: check_skills

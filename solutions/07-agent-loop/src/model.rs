@@ -1,17 +1,16 @@
 //! The model, behind one function: `send` takes a Messages API request
 //! body and returns the reply body. Two providers speak that one format:
 //!
-//! - `Scripted` replays replies from a script file: no key, no network;
-//!   one queue of replies per context (here only the main one);
+//! - `Scripted` gives a script's replies (`wire_host::script`): no key,
+//!   no network; one queue of replies per context;
 //! - `Http` posts to `{ANTHROPIC_BASE_URL}/v1/messages`: Claude, or a local
 //!   model served by Ollama or llama.cpp.
 
-use std::collections::{HashMap, VecDeque};
-use std::sync::Mutex;
 use std::time::Duration;
 
 use async_trait::async_trait;
 use serde_json::Value;
+use wire_host::script::Script;
 use wire_host::seams::ModelApi;
 
 /// The Anthropic API, unless `ANTHROPIC_BASE_URL` says otherwise.
@@ -29,13 +28,7 @@ pub struct Model {
 }
 
 pub enum Provider {
-    Scripted {
-        /// Where the script came from, for messages.
-        name: String,
-        /// The replies still to give, per context. Subagents run at the
-        /// same time, so the queues sit behind a lock.
-        replies: Mutex<HashMap<String, VecDeque<Value>>>,
-    },
+    Scripted(Script),
     Http {
         model: String,
         base_url: String,
@@ -43,42 +36,15 @@ pub enum Provider {
     },
 }
 
-// ANCHOR: script
-/// A script: the prompt to start with, and the model's replies in order,
-/// each exactly what `POST /v1/messages` would return: the main context's
-/// queue, and from chapter 9 on, under `subagents`, the queue of the
-/// subagent each `Agent` call (by its id) starts.
+/// A scripted model, and the prompt its script brings.
 pub fn scripted(name: &str, text: &str) -> Result<(Model, String), String> {
-    let script: Value =
-        serde_json::from_str(text).map_err(|err| format!("script {name}: not JSON: {err}"))?;
-    let prompt = script["prompt"]
-        .as_str()
-        .ok_or(format!("script {name}: no \"prompt\" string"))?;
-    let main =
-        (script["replies"].as_array()).ok_or(format!("script {name}: no \"replies\" list"))?;
-    let mut replies = HashMap::from([(MAIN.to_string(), main.iter().cloned().collect())]);
-    if let Some(subagents) = script.get("subagents") {
-        let subagents = subagents.as_object().ok_or(format!(
-            "script {name}: \"subagents\" maps Agent call ids to replies"
-        ))?;
-        for (id, queue) in subagents {
-            let queue = queue.as_array().ok_or(format!(
-                "script {name}: subagents.{id} is not a list of replies"
-            ))?;
-            replies.insert(id.clone(), queue.iter().cloned().collect());
-        }
-    }
-    let provider = Provider::Scripted {
-        name: name.to_string(),
-        replies: Mutex::new(replies),
-    };
+    let (script, prompt) = Script::read(name, text)?;
     let model = Model {
-        provider,
+        provider: Provider::Scripted(script),
         trace: false,
     };
-    Ok((model, prompt.to_string()))
+    Ok((model, prompt))
 }
-// ANCHOR_END: script
 
 // ANCHOR: choose_model
 /// The model a run talks to, and the prompt its script brings: a real
@@ -128,28 +94,28 @@ pub fn from_env(model: &str) -> Result<Model, String> {
 }
 // ANCHOR_END: from_env
 
-impl Model {
+/// What the harness needs of a model (`wire_host::seams`).
+#[async_trait(?Send)]
+impl ModelApi for Model {
     /// The `model` field of each request.
-    pub fn name(&self) -> &str {
+    fn name(&self) -> &str {
         match &self.provider {
-            Provider::Scripted { .. } => "scripted",
+            Provider::Scripted(_) => "scripted",
             Provider::Http { model, .. } => model,
         }
     }
 
-    /// One turn of the context `context`: the request body out, the reply
-    /// body back. A trace labels a subagent's frames `[id]`, like a
-    /// transcript does.
-    pub async fn send(&self, context: &str, request: &Value) -> Result<Value, String> {
-        let label = if context == MAIN {
-            String::new()
-        } else {
-            format!("[{context}] ")
+    /// One turn of the context `key`: the request body out, the reply body
+    /// back. A trace labels a subagent's frames `[id]`, like a transcript.
+    async fn send(&self, key: &str, request: &Value) -> Result<Value, String> {
+        let label = match key {
+            MAIN => String::new(),
+            _ => format!("[{key}] "),
         };
         if self.trace {
             eprintln!("{label}=> {request}");
         }
-        let reply = self.provider.send(context, request).await;
+        let reply = self.provider.send(key, request).await;
         if let (true, Ok(reply)) = (self.trace, &reply) {
             eprintln!("{label}<= {reply}");
         }
@@ -157,29 +123,10 @@ impl Model {
     }
 }
 
-/// What the harness needs of a model (`wire_host::seams`).
-#[async_trait(?Send)]
-impl ModelApi for Model {
-    fn name(&self) -> &str {
-        Model::name(self)
-    }
-
-    async fn send(&self, key: &str, request: &Value) -> Result<Value, String> {
-        Model::send(self, key, request).await
-    }
-}
-
 impl Provider {
     async fn send(&self, context: &str, request: &Value) -> Result<Value, String> {
         match self {
-            Provider::Scripted { name, replies } => {
-                let mut replies = replies.lock().map_err(|err| err.to_string())?;
-                let queue = replies.entry(context.to_string()).or_default();
-                queue.pop_front().ok_or(format!(
-                    "script {name} has no more replies for context {context} and the loop \
-                     asked for one more"
-                ))
-            }
+            Provider::Scripted(script) => script.next(context),
             Provider::Http {
                 base_url, api_key, ..
             } => {

@@ -91,10 +91,6 @@ fn check_skills(entries: &[(PathBuf, Entry)]) -> ExitCode {
     #[cfg(feature = "stretch")]
     skill_cost::print(&skills, catalogue);
     // END(ch08/skill-cost)
-    if all_loaded {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    }
+    ExitCode::from(u8::from(!all_loaded))
 }
 // ANCHOR_END: check_skills

@@ -9,6 +9,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::model::{Model, Provider};
+use crate::seams::ModelApi;
 
 /// The API version this code speaks, as chapter 7's model sends it.
 const ANTHROPIC_VERSION: &str = "2023-06-01";

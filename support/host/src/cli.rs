@@ -8,11 +8,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use serde_json::Value;
-
 use crate::connection::{self, Options};
 use crate::host::ServerConfig;
-use crate::model::{self, Model, Provider};
 
 /// The end of every harness's `--help`: what `--model` reads.
 pub const MODEL_ENVIRONMENT: &str = "\
@@ -259,35 +256,6 @@ pub fn folders(option: &str, given: Vec<PathBuf>, default: &str) -> Result<Vec<P
         true => Ok(vec![PathBuf::from(default)]),
         false => Ok(given),
     }
-}
-
-/// A scripted model (`wire_host::model::scripted`) with a queue of replies
-/// for each subagent too, from chapter 9 on: a script's `subagents` maps
-/// the id of each `Agent` call to the replies of the subagent it starts.
-pub fn scripted(name: &str, text: &str) -> Result<(Model, String), String> {
-    let (model, prompt) = model::scripted(name, text)?;
-    let script: Value = serde_json::from_str(text).map_err(|err| err.to_string())?;
-    let (
-        Some(subagents),
-        Provider::Scripted {
-            replies: queues, ..
-        },
-    ) = (script.get("subagents"), &model.provider)
-    else {
-        return Ok((model, prompt));
-    };
-    let subagents = subagents.as_object().ok_or(format!(
-        "script {name}: \"subagents\" maps Agent call ids to replies"
-    ))?;
-    let mut queues = queues.lock().map_err(|err| err.to_string())?;
-    for (id, replies) in subagents {
-        let replies = replies.as_array().ok_or(format!(
-            "script {name}: subagents.{id} is not a list of replies"
-        ))?;
-        queues.insert(id.clone(), replies.iter().cloned().collect());
-    }
-    drop(queues);
-    Ok((model, prompt))
 }
 
 /// A chapter's server (`package`, with `args`) as the MCP server `name`,

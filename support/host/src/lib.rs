@@ -104,6 +104,10 @@ pub mod route;
 /// chapter 25 on).
 #[cfg(unix)]
 pub mod sandbox;
+/// Chapter 9: the `Agent` tool, subagents in fresh contexts.
+/// The course's stand-in model, a script's replies (not generated: a
+/// test double; chapter 7 decides when it stands in).
+pub mod script;
 /// The harness's seams and the runner that asks every extension at each
 /// (not generated: dispatch; the loop is chapter 7's, each extension its
 /// chapter's).
@@ -141,7 +145,6 @@ pub mod stack24;
 /// report, computed from the request (not generated: no chapter's lesson;
 /// the scenarios' stub and chapter 20's demo share it).
 pub mod stub_cache;
-/// Chapter 9: the `Agent` tool, subagents in fresh contexts.
 pub mod subagents;
 /// Chapter 7: what a request costs, in tokens.
 pub mod tokens;
