@@ -11,10 +11,13 @@ const FROM: u32 = 7;
 
 /// Chapters still over a budget while a re-cut is under way, and which
 /// budgets. The list only shrinks: a chapter over a budget it does not name
-/// fails, and so does one that now keeps its budgets (take it off). Empty
-/// since chapter 10's wiring (its hook plumbing and session) moved into
-/// wire-host and its fence into chapter 9's `run_tool`.
-const STILL_OVER: &[(u32, &[&str])] = &[];
+/// fails, and so does one that now keeps its budgets (take it off). The
+/// harness's re-cut on seams (issue 43) put two back, each until its own
+/// step lands: chapter 7 carries the seams' loop and its first extension
+/// (588 changed lines; the step: the runner arrives with chapter 8's first
+/// extension, as the issue asks), chapter 15 a stretch that checks a form
+/// by hand (530; the step: a JSON Schema crate in `fits.rs`).
+const STILL_OVER: &[(u32, &[&str])] = &[(7, &["diff"]), (15, &["diff"])];
 
 #[test]
 fn chapters_keep_the_small_lessons_budgets() {

@@ -30,7 +30,7 @@ const MAX_DESCRIPTION: usize = 1024;
 const MAX_COMPATIBILITY: usize = 500;
 
 /// A valid skill, as the harness keeps it.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct Skill {
     pub name: String,
     pub description: String,

@@ -114,9 +114,7 @@ pub async fn run(
     let slots = subagents.slots_of(parent);
     let _slot = slots.acquire().await;
     let context = subagent_context(subagents, harness, parent, agent, &id);
-    let mut log = Log {
-        lines: Some(Vec::new()),
-    };
+    let mut log = Log::kept();
     let tools = show::tool_names(&context.tools);
     log.say(format!("subagent {}, tools: {tools}", agent.name));
     let outcome = agent::run(harness, context, prompt, &mut log).await;

@@ -8,11 +8,9 @@
 use std::path::PathBuf;
 
 use clap::Parser;
-use wire_host::ask::{AnswerArgs, Answers};
-use wire_host::cli::{self, AgentArgs, HookArgs, HookOptions, ModelArgs, ServerArgs};
-use wire_host::connection::Options;
+use wire_host::cli;
 use wire_host::host::ServerConfig;
-use wire_host::model::{self, Model};
+use wire_host::program::{Base, BaseArgs, Defaults};
 
 use crate::PROGRAM;
 
@@ -38,72 +36,28 @@ const ABOUT: &str = "ch15-host-answers: chapter 11's agent loop, as a client of 
 #[command(name = PROGRAM, bin_name = PROGRAM, about = ABOUT, after_help = cli::MODEL_ENVIRONMENT)]
 struct Args {
     #[command(flatten)]
-    servers: ServerArgs,
-    #[command(flatten)]
-    model: ModelArgs,
-    #[command(flatten)]
-    agents: AgentArgs,
-    #[command(flatten)]
-    hooks: HookArgs,
-    #[command(flatten)]
-    answers: AnswerArgs,
-    /// Skip server/discover: initialize every server (for servers that
-    /// fail on a request before initialize)
-    #[arg(long)]
-    legacy: bool,
+    base: BaseArgs,
     /// What to ask (default: the script's prompt)
     prompt: Vec<String>,
 }
 
-pub struct Cli {
-    pub servers: Vec<ServerConfig>,
-    pub skill_folders: Vec<PathBuf>,
-    pub agent_folders: Vec<PathBuf>,
-    pub model: Model,
-    pub prompt: String,
-    pub max_turns: u32,
-    pub max_depth: u32,
-    pub max_concurrent: usize,
-    pub options: Options,
-    pub hooks: HookOptions,
-    pub answers: Answers,
-    /// `--legacy`: no server/discover probe.
-    pub legacy: bool,
-}
-
 /// The command line, or the exit status to end with: 0 after `--help`, 2
 /// after a usage error (one line on stderr).
-pub fn parse() -> Result<Cli, std::process::ExitCode> {
+pub fn parse() -> Result<Base, std::process::ExitCode> {
     let demo = std::env::args_os().len() == 1;
-    let args: Args = cli::parse(PROGRAM, "scripts/answers-demo.json")?;
-    resolve(args, demo).map_err(|err| cli::refuse(PROGRAM, &err))
-}
-
-fn resolve(args: Args, demo: bool) -> Result<Cli, String> {
-    let hooks = args.hooks.resolve(None)?;
-    let answers = args
-        .answers
-        .load(demo.then(|| PathBuf::from(DEMO_ANSWERS)))?;
-    let agents = args.agents.resolve(DEFAULT_SKILLS, DEFAULT_AGENTS)?;
-    let named = cli::model_name(args.model.model);
-    let demo_script = ("scripts/answers-demo.json", DEMO_SCRIPT);
-    let (mut model, script_prompt) = model::choose(named, args.model.script, demo_script)?;
-    model.trace = args.servers.trace;
-    let prompt = cli::prompt(PROGRAM, args.prompt, script_prompt)?;
-    Ok(Cli {
-        servers: args.servers.configs(demo.then(demo_server))?,
-        options: args.servers.options(),
-        skill_folders: agents.skill_folders,
-        agent_folders: agents.agent_folders,
-        model,
-        prompt,
-        max_turns: args.model.max_turns,
-        max_depth: agents.max_depth,
-        max_concurrent: agents.max_concurrent,
-        hooks,
-        answers,
-        legacy: args.legacy,
-    })
+    let mut args: Args = cli::parse(PROGRAM, "scripts/answers-demo.json")?;
+    if demo {
+        args.base.answers.answers = Some(PathBuf::from(DEMO_ANSWERS));
+    }
+    let defaults = Defaults {
+        script: ("scripts/answers-demo.json", DEMO_SCRIPT.to_string()),
+        settings: None,
+        skills: DEFAULT_SKILLS,
+        agents: DEFAULT_AGENTS,
+        server: Some(demo_server()),
+    };
+    let base = args.base.resolve(PROGRAM, args.prompt, demo, defaults);
+    base.map_err(|err| cli::refuse(PROGRAM, &err))
 }
 
 /// The demo's server: chapter 14's, over Streamable HTTP on a free port

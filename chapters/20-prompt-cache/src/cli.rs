@@ -22,23 +22,14 @@ const DEFAULT_SKILLS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/skills");
 /// The chapter's own agents, used when no `--agents` is given.
 const DEFAULT_AGENTS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/agents");
 
-const ABOUT: &str = "ch20-prompt-cache: chapter 19's agent loop with prompt caching: each
-\
-    request marks cache_control on the last tool, the system prompt and the
-\
-    last message, keeps everything before them the same from turn to turn,
-\
-    and a line per turn says what the model wrote to its cache, read from it
-\
-    and was sent uncached, and what the input cost.
-
-\
-    With no arguments it runs a scripted demo: the model calls chapter 14's
-\
-    server, started here and reached over HTTP on 127.0.0.1, twice, then
-\
-    answers; the scripted model's cache figures are computed from the
-\
+const ABOUT: &str = "ch20-prompt-cache: chapter 19's agent loop with prompt caching: each\n\
+    request marks cache_control on the last tool, the system prompt and the\n\
+    last message, keeps everything before them the same from turn to turn,\n\
+    and a line per turn says what the model wrote to its cache, read from it\n\
+    and was sent uncached, and what the input cost.\n\n\
+    With no arguments it runs a scripted demo: the model calls chapter 14's\n\
+    server, started here and reached over HTTP on 127.0.0.1, twice, then\n\
+    answers; the scripted model's cache figures are computed from the\n\
     requests, as the API would report them. No network beyond this machine.";
 
 /// The model's environment, then tool search's and the cache breaker's.

@@ -30,25 +30,15 @@ const DEFAULT_SKILLS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/skills");
 /// The chapter's own agents, used when no `--agents` is given.
 const DEFAULT_AGENTS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/agents");
 
-const ABOUT: &str = "ch21-memory: chapter 20's agent loop, told about the project before the
-\
-    first question: the memory files Claude Code reads (managed, user,
-\
-    project, local; AGENTS.md where there is no CLAUDE.md), with their
-\
-    @imports, open the first user message. A server's skills (the skills
-\
-    extension) join the catalogue, read only when used and checked against
-\
-    their size and digest.
-
-\
-    With no arguments it runs a scripted demo in a fresh folder holding a
-\
-    CLAUDE.md, the file it imports and a CLAUDE.local.md: the model loads a
-\
-    skill that chapter 18's server, started here and reached over HTTP on
-\
+const ABOUT: &str = "ch21-memory: chapter 20's agent loop, told about the project before the\n\
+    first question: the memory files Claude Code reads (managed, user,\n\
+    project, local; AGENTS.md where there is no CLAUDE.md), with their\n\
+    @imports, open the first user message. A server's skills (the skills\n\
+    extension) join the catalogue, read only when used and checked against\n\
+    their size and digest.\n\n\
+    With no arguments it runs a scripted demo in a fresh folder holding a\n\
+    CLAUDE.md, the file it imports and a CLAUDE.local.md: the model loads a\n\
+    skill that chapter 18's server, started here and reached over HTTP on\n\
     127.0.0.1, serves, then answers. No network beyond this machine.";
 
 /// The model's environment, then tool search's, the cache breaker's and

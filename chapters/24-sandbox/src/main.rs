@@ -13,10 +13,8 @@ use std::process::ExitCode;
 
 use wire_host::compaction;
 use wire_host::program::Parts;
-use wire_host::remote::Servers;
 use wire_host::served_skills;
 use wire_host::show;
-use wire_host::skills::Skill;
 
 /// The name this program goes by in its messages.
 const PROGRAM: &str = "ch24-sandbox";
@@ -28,9 +26,7 @@ async fn main() -> ExitCode {
         Err(status) => return status,
     };
     // The servers' skills join the local ones (chapter 21).
-    let list = async |servers: &Servers, local: &[Skill]| {
-        served_skills::list(PROGRAM, servers, local).await
-    };
+    let list = served_skills::list;
     let started = Parts::start(PROGRAM, cli.base, list, compaction::EVENTS, &[]).await;
     match started {
         Ok(parts) => parts.run(cli.options, stack::stack).await,

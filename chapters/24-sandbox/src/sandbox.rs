@@ -185,9 +185,8 @@ pub fn start<'a>(
     settings: Option<&Path>,
     session: &'a Session,
 ) -> Result<Sandbox<'a>, String> {
-    let text = settings.map(std::fs::read_to_string).transpose();
-    let text = text.map_err(|err| format!("cannot read the settings: {err}"))?;
-    let value: Value = serde_json::from_str(&text.unwrap_or("{}".into())).unwrap_or_default();
+    let value = settings.map(wire_host::settings::read).transpose()?;
+    let value = value.unwrap_or_default();
     let settings = Option::<Settings>::deserialize(&value["sandbox"])
         .map_err(|err| format!("the settings' sandbox: {err}"))?
         .unwrap_or_default();

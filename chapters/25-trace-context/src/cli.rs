@@ -28,21 +28,13 @@ const DEFAULT_SKILLS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/skills");
 /// The chapter's own agents, used when no `--agents` is given.
 const DEFAULT_AGENTS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/agents");
 
-const ABOUT: &str = "ch25-trace-context: chapter 24's agent loop, which starts one W3C trace
-\
-    for the run, continued from the TRACEPARENT environment variable or new,
-\
-    and sends it in the _meta of every MCP request, each with a span of its
-\
-    own (traceparent, SEP-414), so that a server's log line names the trace.
-
-\
-    With no arguments it runs a scripted demo: the model runs the
-\
-    release-notes skill's script in the sandbox, then writes the notes as a
-\
-    draft on chapter 14's server, whose log lines carry the run's trace. No
-\
+const ABOUT: &str = "ch25-trace-context: chapter 24's agent loop, which starts one W3C trace\n\
+    for the run, continued from the TRACEPARENT environment variable or new,\n\
+    and sends it in the _meta of every MCP request, each with a span of its\n\
+    own (traceparent, SEP-414), so that a server's log line names the trace.\n\n\
+    With no arguments it runs a scripted demo: the model runs the\n\
+    release-notes skill's script in the sandbox, then writes the notes as a\n\
+    draft on chapter 14's server, whose log lines carry the run's trace. No\n\
     network.";
 
 /// The model's environment, then tool search's, the cache breaker's and
@@ -98,7 +90,6 @@ fn resolve(args: Args, demo: bool) -> Result<Cli, String> {
         server: Some(demo_server()),
     };
     let base = args.base.resolve(PROGRAM, args.prompt, demo, defaults)?;
-    // The permission rules (chapter 23): the settings file's, the mode flag's.
     let options = Options::read(&base, args.budget.context_budget, args.rules)?;
     Ok(Cli { base, options })
 }

@@ -13,9 +13,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use wire_host::program::Parts;
-use wire_host::remote::Servers;
 use wire_host::served_skills;
-use wire_host::skills::Skill;
 use wire_host::{compaction, show, stack24};
 
 /// The name this program goes by in its messages.
@@ -35,9 +33,7 @@ async fn main() -> ExitCode {
     let trace = Arc::new(trace);
     cli.base.stamp = Some(Arc::new(move |params: &mut Value| trace.stamp(params)));
     // The servers' skills join the local ones (chapter 21).
-    let list = async |servers: &Servers, local: &[Skill]| {
-        served_skills::list(PROGRAM, servers, local).await
-    };
+    let list = served_skills::list;
     let started = Parts::start(PROGRAM, cli.base, list, compaction::EVENTS, &[]).await;
     match started {
         Ok(parts) => parts.run(cli.options, stack24::stack).await,

@@ -21,21 +21,13 @@ const DEFAULT_SKILLS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/skills");
 /// The chapter's own agents, used when no `--agents` is given.
 const DEFAULT_AGENTS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/agents");
 
-const ABOUT: &str = "ch19-tool-search: chapter 15's agent loop with tool search: past a
-\
-    threshold (ENABLE_TOOL_SEARCH) the model gets the MCP tools' names and a
-\
-    ToolSearch tool, and what a search finds is sent in full from the next
-\
-    request on.
-
-\
-    With no arguments it runs a scripted demo with tool search on: the model
-\
-    searches chapter 14's server's deferred tools, started here and reached
-\
-    over HTTP on 127.0.0.1, then calls the one it found; no network beyond
-\
+const ABOUT: &str = "ch19-tool-search: chapter 15's agent loop with tool search: past a\n\
+    threshold (ENABLE_TOOL_SEARCH) the model gets the MCP tools' names and a\n\
+    ToolSearch tool, and what a search finds is sent in full from the next\n\
+    request on.\n\n\
+    With no arguments it runs a scripted demo with tool search on: the model\n\
+    searches chapter 14's server's deferred tools, started here and reached\n\
+    over HTTP on 127.0.0.1, then calls the one it found; no network beyond\n\
     this machine.";
 
 /// The model's environment, then tool search's.

@@ -24,27 +24,16 @@ const DEFAULT_SKILLS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/skills");
 /// The chapter's own agents, used when no `--agents` is given.
 const DEFAULT_AGENTS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/agents");
 
-const ABOUT: &str = "ch22-long-session: chapter 21's agent loop for a long session: a request
-\
-    that would carry more than --context-budget tokens has the model summarize
-\
-    the older turns first (PreCompact hooks hear of it, and may refuse), and a
-\
-    request the model API refuses for a while (429 rate limited, 529
-\
-    overloaded, 5xx) is tried again after the wait the answer asks for, or a
-\
-    growing backoff.
-
-\
-    With no arguments it runs a scripted demo: the model API is overloaded at
-\
-    first, then the model searches chapter 14's notes, started here and
-\
-    reached over HTTP on 127.0.0.1, until the session outgrows the demo's
-\
-    budget of 1,900 tokens and is compacted, then answers. No network beyond
-\
+const ABOUT: &str = "ch22-long-session: chapter 21's agent loop for a long session: a request\n\
+    that would carry more than --context-budget tokens has the model summarize\n\
+    the older turns first (PreCompact hooks hear of it, and may refuse), and a\n\
+    request the model API refuses for a while (429 rate limited, 529\n\
+    overloaded, 5xx) is tried again after the wait the answer asks for, or a\n\
+    growing backoff.\n\n\
+    With no arguments it runs a scripted demo: the model API is overloaded at\n\
+    first, then the model searches chapter 14's notes, started here and\n\
+    reached over HTTP on 127.0.0.1, until the session outgrows the demo's\n\
+    budget of 1,900 tokens and is compacted, then answers. No network beyond\n\
     this machine.";
 
 /// The model's environment, then tool search's, the cache breaker's and

@@ -27,25 +27,15 @@ const DEFAULT_SKILLS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/skills");
 /// The chapter's own agents, used when no `--agents` is given.
 const DEFAULT_AGENTS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/agents");
 
-const ABOUT: &str = "ch23-permissions: chapter 22's agent loop, whose tool calls the user's
-\
-    permission rules decide, never the model: the permissions of --settings
-\
-    (deny rules first, then ask, then allow, such as Bash(git diff *) or
-\
-    mcp__drafts__*) and the permission mode. A call no rule allows is asked
-\
-    about on the terminal, and refused when there is none.
-
-\
-    With no arguments it runs a scripted demo with rules of its own: the
-\
-    model searches chapter 14's notes, started here and reached over HTTP on
-\
-    127.0.0.1 (allowed), tries to send a file out with curl (denied), to
-\
-    publish a draft (asked, and refused: no terminal), and to make a folder
-\
+const ABOUT: &str = "ch23-permissions: chapter 22's agent loop, whose tool calls the user's\n\
+    permission rules decide, never the model: the permissions of --settings\n\
+    (deny rules first, then ask, then allow, such as Bash(git diff *) or\n\
+    mcp__drafts__*) and the permission mode. A call no rule allows is asked\n\
+    about on the terminal, and refused when there is none.\n\n\
+    With no arguments it runs a scripted demo with rules of its own: the\n\
+    model searches chapter 14's notes, started here and reached over HTTP on\n\
+    127.0.0.1 (allowed), tries to send a file out with curl (denied), to\n\
+    publish a draft (asked, and refused: no terminal), and to make a folder\n\
     (allowed). No network beyond this machine.";
 
 /// The model's environment, then tool search's, the cache breaker's and
@@ -91,7 +81,6 @@ fn resolve(args: Args, demo: bool) -> Result<Cli, String> {
         server: Some(demo_server()),
     };
     let base = args.base.resolve(PROGRAM, args.prompt, demo, defaults)?;
-    // The permission rules (chapter 23): the settings file's, the mode flag's.
     let options = Options::read(&base, args.budget.context_budget, args.rules)?;
     Ok(Cli { base, options })
 }

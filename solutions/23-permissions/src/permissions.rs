@@ -39,15 +39,11 @@ pub enum Mode {
 
 /// The `permissions` section of a settings file.
 #[derive(Debug, Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct Rules {
-    #[serde(default)]
     pub allow: Vec<String>,
-    #[serde(default)]
     pub ask: Vec<String>,
-    #[serde(default)]
     pub deny: Vec<String>,
-    #[serde(default)]
     pub default_mode: Mode,
 }
 
@@ -156,9 +152,7 @@ async fn classify(
         "max_tokens": 64,
         "messages": [{ "role": "user", "content": question }],
     });
-    let mut log = Log {
-        lines: Some(vec![]),
-    };
+    let mut log = Log::kept();
     let answer = harness.send("classifier", &request, &mut log).await;
     lines.extend(log.lines.unwrap_or_default());
     let verdict = Reply::read(&answer?)?.text();
@@ -177,16 +171,11 @@ const CLASSIFIER: &str = "You review an AI agent's tool calls for a user who is 
 /// Reads `permissions` from the settings file, if any; `mode`
 /// (`--permission-mode`) overrides its `defaultMode`.
 pub fn load(settings: Option<&Path>, mode: Option<&str>) -> Result<Rules, String> {
-    let mut rules = match settings {
-        None => Rules::default(),
-        Some(path) => {
-            let text = std::fs::read_to_string(path)
-                .map_err(|err| format!("cannot read {}: {err}", path.display()))?;
-            let value: Value = serde_json::from_str(&text)
-                .map_err(|err| format!("{}: not JSON: {err}", path.display()))?;
-            Rules::deserialize(&value["permissions"]).unwrap_or_default()
-        }
-    };
+    let file = settings.map(wire_host::settings::read).transpose()?;
+    let section = file
+        .as_ref()
+        .map_or(&Value::Null, |file| &file["permissions"]);
+    let mut rules = Rules::deserialize(section).unwrap_or_default();
     if let Some(mode) = mode {
         rules.default_mode = Mode::deserialize(Value::from(mode))
             .map_err(|_| format!("--permission-mode {mode}: not a permission mode"))?;
@@ -203,12 +192,8 @@ pub fn load(settings: Option<&Path>, mode: Option<&str>) -> Result<Rules, String
 /// choice): a server does not approve its own calls.
 pub fn grant(rules: &mut Rules, skill_root: &Path) -> Vec<String> {
     // As chapter 8 reads it: SKILL.md, or skill.md where there is none.
-    let upper = skill_root.join("SKILL.md");
-    let file = if upper.exists() {
-        upper
-    } else {
-        skill_root.join("skill.md")
-    };
+    let file = Some(skill_root.join("SKILL.md")).filter(|upper| upper.exists());
+    let file = file.unwrap_or_else(|| skill_root.join("skill.md"));
     let text = files::read_head(&file).unwrap_or_default();
     let granted = match frontmatter::split(&text, "SKILL.md") {
         Ok((fields, _)) => frontmatter::list(&fields, "allowed-tools"),
@@ -299,7 +284,6 @@ fn any_covers(rules: &[String], call: &ToolUse, allow: bool) -> bool {
     }
     // END(ch23/compound)
 }
-
 // ANCHOR_END: any_covers
 
 // ANCHOR: decide

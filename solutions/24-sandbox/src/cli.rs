@@ -27,23 +27,14 @@ const DEFAULT_SKILLS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/skills");
 /// The chapter's own agents, used when no `--agents` is given.
 const DEFAULT_AGENTS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/agents");
 
-const ABOUT: &str = "ch24-sandbox: chapter 23's agent loop, whose Bash commands run in an
-\
-    operating system's sandbox when the settings' sandbox is enabled:
-\
-    bubblewrap, the filesystem read-only but the working folder, the denyRead
-\
-    paths hidden, no network, and an HTTP proxy outside that lets through the
-\
-    allowedDomains alone. A sandbox that cannot start refuses Bash, with the
-\
-    reason.
-
-\
-    With no arguments it runs a scripted demo in a sandbox that hides ~/.ssh:
-\
-    the model tries to read the key and to write outside the working folder,
-\
+const ABOUT: &str = "ch24-sandbox: chapter 23's agent loop, whose Bash commands run in an\n\
+    operating system's sandbox when the settings' sandbox is enabled:\n\
+    bubblewrap, the filesystem read-only but the working folder, the denyRead\n\
+    paths hidden, no network, and an HTTP proxy outside that lets through the\n\
+    allowedDomains alone. A sandbox that cannot start refuses Bash, with the\n\
+    reason.\n\n\
+    With no arguments it runs a scripted demo in a sandbox that hides ~/.ssh:\n\
+    the model tries to read the key and to write outside the working folder,\n\
     then makes a folder inside it. No server, no network.";
 
 /// The model's environment, then tool search's, the cache breaker's and
@@ -96,7 +87,6 @@ fn resolve(args: Args, demo: bool) -> Result<Cli, String> {
         server: None,
     };
     let base = args.base.resolve(PROGRAM, args.prompt, demo, defaults)?;
-    // The permission rules (chapter 23): the settings file's, the mode flag's.
     let options = Options::read(&base, args.budget.context_budget, args.rules)?;
     Ok(Cli { base, options })
 }

@@ -3,7 +3,7 @@
 //! for.
 
 use wire_host::program::{Parts, Stack};
-use wire_host::served_skills::Served;
+use wire_host::remote::Served;
 use wire_host::stack23::{self, Options};
 
 use crate::sandbox;

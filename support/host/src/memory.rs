@@ -8,8 +8,8 @@
 //! `AGENTS.md` where none of those exists). A file may pull in others with
 //! `@path`. All of it opens the first user message as one system reminder,
 //! broadest first, so the most specific is read last: context the model
-//! weighs, never a rule the harness enforces (hooks are that). `Memory`,
-//! an extension of the harness, puts it there.
+//! weighs, never a rule the harness enforces (hooks are that): `Memory`,
+//! an extension of the harness.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -173,28 +173,42 @@ pub struct Memory {
 
 #[async_trait(?Send)]
 impl Extension for Memory {
-    /// Every conversation's first message opens with the memory.
+    /// Every conversation's first message opens with the memory: a text
+    /// block of the reminder, then the message's own content.
     async fn opening(
         &self,
         _: &Harness<'_>,
         _: &Context,
-        message: Value,
+        mut message: Value,
         _: &mut Log,
     ) -> Result<Value, String> {
-        Ok(opening(&self.reminder, message))
+        if self.reminder.is_empty() {
+            return Ok(message);
+        }
+        let rest = match message["content"].take() {
+            Value::Array(rest) => rest,
+            text => vec![json!({ "type": "text", "text": text })],
+        };
+        let first = json!({ "type": "text", "text": self.reminder });
+        message["content"] = [vec![first], rest].concat().into();
+        Ok(message)
     }
 }
 
 /// Loads every layer for the working folder, says on stdout what was
 /// loaded and what was not, and returns the memory.
 pub fn load(workdir: &Path) -> Memory {
-    let mut loader = Loader::default();
-    let places = &mut loader.places;
-    places.managed = std::env::var_os("WIRE_MANAGED_DIR")
-        .unwrap_or(MANAGED_DIR.into())
-        .into();
-    places.home = std::env::var_os("HOME").map(PathBuf::from);
-    places.workdir = workdir.into();
+    let managed = std::env::var_os("WIRE_MANAGED_DIR").unwrap_or(MANAGED_DIR.into());
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let places = Places {
+        managed: managed.into(),
+        home,
+        workdir: workdir.into(),
+    };
+    let mut loader = Loader {
+        places,
+        ..Loader::default()
+    };
     let files = layers(&loader.places);
     if let Some((_, path)) = files.iter().find(|(_, path)| path.ends_with("AGENTS.md")) {
         let shown = show::path(path, workdir, loader.places.home.as_deref());
@@ -216,19 +230,4 @@ pub fn load(workdir: &Path) -> Memory {
     Memory {
         reminder: memory.unwrap_or_default(),
     }
-}
-
-/// The first user message of a conversation, the memory first: a text
-/// block of the reminder, then the message's own content.
-pub fn opening(memory: &str, mut message: Value) -> Value {
-    if memory.is_empty() {
-        return message;
-    }
-    let rest = match message["content"].take() {
-        Value::Array(rest) => rest,
-        text => vec![json!({ "type": "text", "text": text })],
-    };
-    let first = json!({ "type": "text", "text": memory });
-    message["content"] = [vec![first], rest].concat().into();
-    message
 }

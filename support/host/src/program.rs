@@ -1,7 +1,7 @@
-//! A harness program's parts, from chapter 19 on: the command line's
+//! A harness program's parts, from chapter 15 on: the command line's
 //! options of chapters 7 to 15, the servers of either era started (chapter
-//! 15's `discover`), the session and its hooks opened, and the harness
-//! composed as a [`Stack`] of named extensions. Support-own: composition
+//! 15's `discover`: its own, in chapter 15), the session and its hooks
+//! opened, and the harness composed as a [`Stack`] of named extensions. Support-own: composition
 //! plumbing, no chapter's lesson; each chapter's `stack.rs` says which
 //! extensions its harness adds to the chapter before's, and where.
 
@@ -20,7 +20,7 @@ use crate::host::ServerConfig;
 use crate::lifecycle::Lifecycle;
 use crate::matcher::Matcher;
 use crate::model::{self, Model};
-use crate::remote::Servers;
+use crate::remote::{Server, Servers};
 use crate::retry::Answering;
 use crate::route::Respondent;
 use crate::seams::{Extension, Harness};
@@ -31,6 +31,7 @@ use crate::skill_tools::Skills;
 use crate::skills::{self, Skill};
 use crate::subagents::Subagents;
 use crate::transport::{Link, Stamp};
+use serde_json::Value;
 
 /// The options of chapters 7 to 15: the servers, the model, the skills and
 /// agents, the hooks, the answers to a server's questions, `--legacy`.
@@ -135,26 +136,47 @@ pub struct Parts<T = ()> {
     pub answers: Answers,
 }
 
+/// A server opened, or why it could not be.
+type Opened = Result<Server, String>;
+
 /// How a chapter makes its harness's extensions over a run's parts, from
 /// the options they read: its `stack.rs`, which starts from the chapter
 /// before's.
 pub type MakeStack<T, O> = for<'p> fn(&'p Parts<T>, O) -> Result<Stack<'p>, String>;
 
 /// For a start that finds nothing besides the skills.
-pub async fn nothing_more(_: &Servers, _: &[Skill]) -> (Vec<Skill>, ()) {
+pub async fn nothing_more(_: &str, _: &Servers, _: &[Skill]) -> (Vec<Skill>, ()) {
     (Vec::new(), ())
 }
 
 impl<T> Parts<T> {
     /// The skills and agents loaded, and the servers started; then `more`
-    /// adds to the skills (a server's, chapter 21) and says what it found;
+    /// (told the program's name, for its messages) adds to the skills (a
+    /// server's, chapter 21) and says what it found;
     /// then the run's introduction is printed, and the session opens with
     /// the hooks of `events` and the demo's files. On an error, what was
     /// started is stopped again.
     pub async fn start(
         program: &'static str,
         base: Base,
-        more: impl AsyncFnOnce(&Servers, &[Skill]) -> (Vec<Skill>, T),
+        more: impl AsyncFnOnce(&str, &Servers, &[Skill]) -> (Vec<Skill>, T),
+        events: &[&str],
+        demo: &[DemoFile],
+    ) -> Result<Parts<T>, String> {
+        let (capabilities, open) = (discover::capabilities, discover::open);
+        Parts::start_with(program, base, capabilities, open, more, events, demo).await
+    }
+
+    /// [`Parts::start`], with the servers opened as chapter 15's
+    /// `discover` says (its own, in chapter 15): what the client declares
+    /// (`capabilities`, from whether it samples), and how a server is
+    /// opened and its era found (`open`).
+    pub async fn start_with(
+        program: &'static str,
+        base: Base,
+        capabilities: fn(bool) -> Value,
+        open: impl AsyncFn(&str, Link, &Value, bool) -> Opened,
+        more: impl AsyncFnOnce(&str, &Servers, &[Skill]) -> (Vec<Skill>, T),
         events: &[&str],
         demo: &[DemoFile],
     ) -> Result<Parts<T>, String> {
@@ -167,14 +189,14 @@ impl<T> Parts<T> {
         let (local_skills, agents) = agents::load_usable(program, &skill_folders, &agent_folders);
         // Pure CPU work: on the blocking pool it overlaps the servers' start.
         let tokenizer = tokio::task::spawn_blocking(crate::tokens::load);
-        let capabilities = discover::capabilities(base.answers.sampling);
+        let capabilities = capabilities(base.answers.sampling);
         let (legacy, stamp) = (base.legacy, base.stamp);
-        let open = async |name: &str, mut link: Link| {
+        let open_one = async |name: &str, mut link: Link| {
             link.stamp = stamp.clone();
-            discover::open(name, link, &capabilities, legacy).await
+            open(name, link, &capabilities, legacy).await
         };
-        let servers = Servers::start(base.servers, base.options, open).await?;
-        let (more, found) = more(&servers, &local_skills).await;
+        let servers = Servers::start(base.servers, base.options, open_one).await?;
+        let (more, found) = more(program, &servers, &local_skills).await;
         let skills = [local_skills.clone(), more].concat();
         let names: Vec<&str> = skills.iter().map(|skill| skill.name.as_str()).collect();
         let agent_names: Vec<&str> = agents.iter().map(|agent| agent.name.as_str()).collect();
@@ -215,7 +237,6 @@ impl<T> Parts<T> {
     /// (answered), the skills, `Bash`, the subagents, the fence and the
     /// hooks around the loop.
     pub fn base(&self) -> Stack<'_> {
-        let (max_depth, max_concurrent) = self.limits;
         let answering = Answering {
             program: self.program,
             servers: &self.servers,
@@ -225,6 +246,13 @@ impl<T> Parts<T> {
                 model: &self.model,
             },
         };
+        self.base_with(answering)
+    }
+
+    /// The extensions of chapters 7 to 15, with `answering` for the
+    /// servers' tools (chapter 15's own `Answering`, in chapter 15).
+    pub fn base_with<'a>(&'a self, answering: impl Extension + 'a) -> Stack<'a> {
+        let (max_depth, max_concurrent) = self.limits;
         let agents = self.agents.clone();
         let subagents = Subagents::new(agents, self.skills.clone(), max_depth, max_concurrent);
         let mut stack = Stack::default();

@@ -5,7 +5,8 @@
 
 use std::sync::Mutex;
 
-use serde_json::{Value, json};
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
 
 use crate::connection::Options;
 use crate::host::{ServerConfig, Tool, qualified_name};
@@ -323,10 +324,46 @@ pub async fn list_tools(link: &Link, meta: Option<&Value>) -> Result<Vec<Value>,
     Err(format!("tools/list: still more pages after {MAX_PAGES}"))
 }
 
-/// Every page of `skills/list` (the skills extension, chapter 21): the
-/// entries, as the server wrote them. 2026-07-28 only, so each request
-/// carries the server's `_meta`.
-pub async fn list_skills(server: &Server) -> Result<Vec<Value>, String> {
+/// One skill as `skills/list` gives it (the skills extension,
+/// `io.modelcontextprotocol/skills`, 2026-07-28), and the server that
+/// lists it: the wire's shape, for chapter 21.
+#[derive(Clone, Debug, Deserialize)]
+pub struct Served {
+    #[serde(skip)]
+    pub server: String,
+    /// The URI of its SKILL.md: the skill's folder is what comes before
+    /// the last `/`.
+    pub uri: String,
+    pub frontmatter: Map<String, Value>,
+    /// Every file of the skill, SKILL.md among them.
+    #[serde(default)]
+    pub resources: Vec<Listed>,
+}
+
+/// One file of a skill's manifest: its URI, `sha256:` and 64 hexadecimal
+/// digits, and its length in bytes.
+#[derive(Clone, Debug, Deserialize)]
+pub struct Listed {
+    pub uri: String,
+    pub digest: String,
+    pub size: u64,
+}
+
+impl Served {
+    pub fn name(&self) -> &str {
+        self.frontmatter["name"].as_str().unwrap_or_default()
+    }
+
+    pub fn folder(&self) -> &str {
+        let (folder, _) = self.uri.rsplit_once('/').unwrap_or((&self.uri, ""));
+        folder
+    }
+}
+
+/// Every page of `skills/list`: the skills, read into their shape, each
+/// naming `server`. 2026-07-28 only, so each request carries the server's
+/// `_meta`.
+pub async fn list_skills(server: &Server) -> Result<Vec<Served>, String> {
     let mut entries = Vec::new();
     let mut params = server.params(json!({}));
     for _ in 0..MAX_PAGES {
@@ -338,10 +375,14 @@ pub async fn list_skills(server: &Server) -> Result<Vec<Value>, String> {
             return Err("skills/list: the result has no skills list".into());
         };
         entries.extend(skills.iter().cloned());
-        match page["nextCursor"].as_str() {
-            Some(cursor) => params["cursor"] = json!(cursor),
-            None => return Ok(entries),
+        if let Some(cursor) = page["nextCursor"].as_str() {
+            params["cursor"] = json!(cursor);
+            continue;
         }
+        let mut skills = Vec::<Served>::deserialize(Value::Array(entries));
+        let named = |skill: &mut Served| skill.server = server.name.clone();
+        skills.iter_mut().flatten().for_each(named);
+        return skills.map_err(|err| err.to_string());
     }
     Err(format!("skills/list: still more pages after {MAX_PAGES}"))
 }

@@ -17,11 +17,10 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 use async_trait::async_trait;
-use serde::Deserialize;
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 use wire_host::frontmatter;
-use wire_host::remote::{self, Servers};
+use wire_host::remote::{self, Listed, Served, Servers};
 use wire_host::seams::{Call, Context, Extension, Harness, Outcome};
 use wire_host::xml::escape;
 
@@ -30,40 +29,6 @@ use wire_host::skills::Skill;
 
 /// The extension's name, in `server/discover`'s capabilities.
 pub const EXTENSION: &str = "io.modelcontextprotocol/skills";
-
-/// One skill as `skills/list` gives it, and the server that lists it.
-#[derive(Clone, Debug, Deserialize)]
-pub struct Served {
-    #[serde(skip)]
-    pub server: String,
-    /// The URI of its SKILL.md: the skill's folder is what comes before
-    /// the last `/`.
-    pub uri: String,
-    pub frontmatter: Map<String, Value>,
-    /// Every file of the skill, SKILL.md among them.
-    #[serde(default)]
-    pub resources: Vec<Listed>,
-}
-
-/// One file of a skill's manifest: its URI, `sha256:` and 64 hexadecimal
-/// digits, and its length in bytes.
-#[derive(Clone, Debug, Deserialize)]
-pub struct Listed {
-    pub uri: String,
-    pub digest: String,
-    pub size: u64,
-}
-
-impl Served {
-    pub fn name(&self) -> &str {
-        self.frontmatter["name"].as_str().unwrap_or_default()
-    }
-
-    fn folder(&self) -> &str {
-        let (folder, _) = self.uri.rsplit_once('/').unwrap_or((&self.uri, ""));
-        folder
-    }
-}
 
 /// The served skills, listed once before the first turn, as an extension
 /// of the harness: their servers, and the names of those whose SKILL.md
@@ -99,20 +64,13 @@ impl Extension for ServedSkills<'_> {
 pub async fn list(program: &str, host: &Servers, local: &[Skill]) -> (Vec<Skill>, Vec<Served>) {
     let mut names: BTreeSet<String> = local.iter().map(|skill| skill.name.clone()).collect();
     let mut served = Vec::new();
-    let declaring = host
-        .servers
-        .iter()
-        .filter(|server| server.declares(EXTENSION));
+    let declaring = (host.servers.iter()).filter(|server| server.declares(EXTENSION));
     for server in declaring {
-        let entries = remote::list_skills(server).await.and_then(|entries| {
-            Vec::<Served>::deserialize(Value::Array(entries)).map_err(|err| err.to_string())
-        });
-        let entries = entries.unwrap_or_else(|err| {
+        let entries = remote::list_skills(server).await.unwrap_or_else(|err| {
             eprintln!("{program}: server {}: skills/list: {err}", server.name);
             Vec::new()
         });
-        for mut skill in entries {
-            skill.server = server.name.clone();
+        for skill in entries {
             match names.insert(skill.name().to_string()) {
                 true => served.push(skill),
                 false => eprintln!("{program}: not offering {}: that name is taken", skill.uri),
@@ -127,8 +85,7 @@ pub async fn list(program: &str, host: &Servers, local: &[Skill]) -> (Vec<Skill>
             skill.server
         ),
         dir: PathBuf::from(skill.folder()),
-        root: PathBuf::new(),
-        body: String::new(),
+        ..Skill::default()
     });
     (skills.collect(), served)
 }
@@ -188,10 +145,7 @@ async fn read(host: &Servers, skill: &Served, uri: &str) -> Result<String, Strin
     let name = skill.name();
     let listed = (skill.resources.iter()).find(|file| file.uri == uri);
     let listed = listed.ok_or(format!("skill {name} lists no file {uri}"))?;
-    let server = host
-        .servers
-        .iter()
-        .find(|server| server.name == skill.server);
+    let server = (host.servers.iter()).find(|server| server.name == skill.server);
     let text = server.ok_or("its server is gone")?.read_text(uri).await?;
     verify(listed, text.as_bytes())
         .map_err(|why| format!("skill {name}: {uri} {why}: not loaded"))?;
@@ -220,10 +174,8 @@ pub fn same_frontmatter(skill: &Served, text: &str) -> Result<String, String> {
         .map(|(key, value)| (key.clone(), value.to_json()))
         .collect();
     let keys: BTreeSet<&String> = read.keys().chain(skill.frontmatter.keys()).collect();
-    match keys
-        .into_iter()
-        .find(|key| read.get(*key) != skill.frontmatter.get(*key))
-    {
+    let differs = |key: &&String| read.get(*key) != skill.frontmatter.get(*key);
+    match keys.into_iter().find(differs) {
         Some(key) => Err(format!("says {key} differently from its listing")),
         None => Ok(body),
     }

@@ -74,6 +74,15 @@ impl<M> Default for Settings<M> {
     }
 }
 
+/// A settings file, read as JSON, in the words every reader of it uses:
+/// the hooks (chapter 10), the permission rules (23), the sandbox (24).
+pub fn read(path: &Path) -> Result<Value, String> {
+    let where_ = path.display();
+    let text =
+        std::fs::read_to_string(path).map_err(|err| format!("cannot read {where_}: {err}"))?;
+    serde_json::from_str(&text).map_err(|err| format!("{where_}: not JSON: {err}"))
+}
+
 // ANCHOR: load
 /// Reads the `hooks` object of a settings file. `fired` names the events
 /// the harness fires; `parse` reads a matcher (no matcher is `""`). An
@@ -87,10 +96,7 @@ pub fn load<M, E: Display>(
     parse: impl Fn(&str) -> Result<M, E>,
 ) -> Result<Settings<M>, String> {
     let where_ = path.display();
-    let text =
-        std::fs::read_to_string(path).map_err(|err| format!("cannot read {where_}: {err}"))?;
-    let value: Value =
-        serde_json::from_str(&text).map_err(|err| format!("{where_}: not JSON: {err}"))?;
+    let value = read(path)?;
     let mut settings = Settings::default();
     let Some(hooks) = value.get("hooks") else {
         return Ok(settings);

@@ -95,6 +95,14 @@ impl Log {
         Log { lines: None }
     }
 
+    /// A subagent's (or a side request's): its lines are kept, for its
+    /// caller to print.
+    pub fn kept() -> Log {
+        Log {
+            lines: Some(Vec::new()),
+        }
+    }
+
     pub fn say(&mut self, line: String) {
         match &mut self.lines {
             Some(lines) => lines.push(line),

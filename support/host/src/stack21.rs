@@ -13,7 +13,8 @@ use wire_host::stack20;
 use wire_host::tool_search::Mode;
 
 use crate::memory;
-use crate::served_skills::{Served, ServedSkills};
+use crate::served_skills::ServedSkills;
+use wire_host::remote::Served;
 
 /// The extensions of chapters 7 to 21, over a run's parts, which found
 /// the servers' skills.

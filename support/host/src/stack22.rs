@@ -5,7 +5,7 @@
 //! request is retried only once every extension has carried its part.
 
 use wire_host::program::{Parts, Stack};
-use wire_host::served_skills::Served;
+use wire_host::remote::Served;
 use wire_host::stack21;
 use wire_host::tool_search::{Mode, SETTING};
 

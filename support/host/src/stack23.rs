@@ -8,7 +8,7 @@ use std::cell::RefCell;
 
 use wire_host::cli::RuleArgs;
 use wire_host::program::{Base, Parts, Stack};
-use wire_host::served_skills::Served;
+use wire_host::remote::Served;
 use wire_host::stack22;
 
 use crate::permissions::{self, Permissions, Rules};
