@@ -343,11 +343,6 @@ impl<'a> Stack<'a> {
         self.extensions[at] = (name, Box::new(extension));
     }
 
-    /// The names, in order.
-    pub fn names(&self) -> Vec<&'static str> {
-        self.extensions.iter().map(|(name, _)| *name).collect()
-    }
-
     /// Where the extension `name` is. A name no chapter added is a mistake
     /// in the program, not in its input.
     fn position(&self, name: &str) -> usize {

@@ -128,18 +128,11 @@ pub fn tool_names(tools: &[serde_json::Value]) -> String {
     }
 }
 
-/// Asks the user whether a tool call a hook questioned may run (a
-/// PreToolUse `ask`, chapter 10 on), and says why not when the answer is
-/// no. The question goes to the terminal itself (/dev/tty), never to
-/// stdout, which may be a pipe read by a program; with no terminal, nobody
-/// can say yes.
-pub fn ask_user(program: &str, call: &str, reason: &str) -> Result<(), &'static str> {
-    confirm(program, &format!("a hook asks: {reason}"), call)
-}
-
 /// Asks the user at the terminal whether `call` may run, after `why` (who
-/// asks and for what): as `ask_user`, for any asker (chapter 23's
-/// permission rules).
+/// asks and for what: a hook, chapter 10; a permission rule, chapter 23).
+/// The question goes to the terminal itself (/dev/tty), never to stdout,
+/// which may be a pipe read by a program; with no terminal, nobody can
+/// say yes.
 pub fn confirm(program: &str, why: &str, call: &str) -> Result<(), &'static str> {
     use std::io::{IsTerminal, Write};
     if !std::io::stdin().is_terminal() {
