@@ -126,6 +126,7 @@ pub struct Parts<T = ()> {
     pub skills: Vec<Skill>,
     /// The skills of this machine's folders alone.
     pub local_skills: Vec<Skill>,
+    /// What `more` found at the start (the servers' skills, chapter 21 on).
     pub found: T,
     pub agents: Vec<Agent>,
     pub limits: (u32, usize),
@@ -152,10 +153,10 @@ pub async fn nothing_more(_: &str, _: &Servers, _: &[Skill]) -> (Vec<Skill>, ())
 impl<T> Parts<T> {
     /// The skills and agents loaded, and the servers started; then `more`
     /// (told the program's name, for its messages) adds to the skills (a
-    /// server's, chapter 21) and says what it found;
-    /// then the run's introduction is printed, and the session opens with
-    /// the hooks of `events` and the demo's files. On an error, what was
-    /// started is stopped again.
+    /// server's, chapter 21) and says what it found; then the run's
+    /// introduction is printed, and the session opens with the hooks of
+    /// `events` and the demo's files. On an error, what was started is
+    /// stopped again.
     pub async fn start(
         program: &'static str,
         base: Base,
@@ -255,28 +256,17 @@ impl<T> Parts<T> {
         let (max_depth, max_concurrent) = self.limits;
         let agents = self.agents.clone();
         let subagents = Subagents::new(agents, self.skills.clone(), max_depth, max_concurrent);
+        let skills = Skills {
+            skills: self.skills.clone(),
+        };
+        let workdir = &self.hooks.session.workdir;
+        let (program, hooks) = (self.program, &self.hooks);
         let mut stack = Stack::default();
         stack.push("answering", answering);
-        stack.push(
-            "skills",
-            Skills {
-                skills: self.skills.clone(),
-            },
-        );
-        stack.push(
-            "bash",
-            Bash {
-                workdir: &self.hooks.session.workdir,
-            },
-        );
+        stack.push("skills", skills);
+        stack.push("bash", Bash { workdir });
         stack.push("subagents", subagents);
-        stack.push(
-            "fence",
-            Fence {
-                program: self.program,
-                hooks: &self.hooks,
-            },
-        );
+        stack.push("fence", Fence { program, hooks });
         stack.push("lifecycle", Lifecycle::new(&self.hooks));
         stack
     }
