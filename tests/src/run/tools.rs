@@ -273,8 +273,10 @@ pub fn ready(needs: &[&'static Tool], who: &str) -> bool {
     for tool in missing {
         if !said.contains(&tool.name) {
             said.push(tool.name);
+            // On a line of its own: under `cargo test --quiet` the
+            // harness's progress dots share the line it would start on.
             let line = format!(
-                "skipped: {}: {who} and every other test that needs {}\n",
+                "\nskipped: {}: {who} and every other test that needs {}\n",
                 tool.not_installed(),
                 tool.name
             );
