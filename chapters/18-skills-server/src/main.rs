@@ -7,21 +7,22 @@
 //! `http.rs` is chapter 13's, unchanged.
 
 mod dispatch;
-mod http;
 mod skills;
 
 // What chapters 4, 5 and 12 settled, under the names chapter 12 used.
-use wire_server::{base64, folder, paging};
-use wire_server::{http_util, jsonrpc, modern, resources, server, state, stdio};
+use wire_server::{base64, flags, folder, paging};
+use wire_server::{
+    http_util, http13 as http, jsonrpc, modern, options, resources, server, state, stdio,
+};
 
-use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
 use dispatch::SkillServer;
-use http::{Guard, Shared};
+use http::Shared;
 use jsonrpc::Frame;
+use options::options;
 use resources::Notes;
 use server::{Handshake, Server};
 use skills::Skills;
@@ -62,15 +63,18 @@ HTTP server.
 // ANCHOR: main
 fn main() -> ExitCode {
     wire_server::SERVER_NAME.set(SERVER_NAME); // Its log lines name us too.
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
     if args.iter().any(|arg| arg == "--help" || arg == "-h") {
         print!("{HELP}");
         return ExitCode::SUCCESS;
     }
-    let options = options(args).and_then(|options| {
+    // `--skills-dir DIR`: the skills to serve; the rest is chapter 13's.
+    let skills = flags::take_flag(&mut args, "--skills-dir");
+    let options = skills.and_then(|skills| Ok((skills.map(PathBuf::from), options(args)?)));
+    let options = options.and_then(|(skills, options)| {
         let notes = Notes::new(options.notes)?;
         let state = State::open(options.state)?;
-        let skills = Skills::open(options.skills)?;
+        let skills = Skills::open(skills)?;
         let server = Server::new(notes, state);
         Ok((
             options.listen,
@@ -99,88 +103,6 @@ fn main() -> ExitCode {
         server: Box::new(server),
         guard,
     });
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(runtime) => runtime,
-        Err(err) => {
-            eprintln!("{SERVER_NAME}: cannot start the runtime: {err}");
-            return ExitCode::FAILURE;
-        }
-    };
-    match runtime.block_on(http::serve(listen, shared)) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(problem) => {
-            eprintln!("{SERVER_NAME}: {problem}");
-            ExitCode::FAILURE
-        }
-    }
+    http_util::run(http::serve(listen, shared))
 }
 // ANCHOR_END: main
-
-// ANCHOR: options
-/// What the command line asks for.
-struct Options {
-    /// `--listen ADDR`: HTTP there; `None`: stdio.
-    listen: Option<SocketAddr>,
-    guard: Guard,
-    /// `--notes-dir DIR`: notes to serve, read-only.
-    notes: Option<PathBuf>,
-    /// `--state DIR`: where the drafts live.
-    state: Option<PathBuf>,
-    /// `--skills-dir DIR`: the skills to serve.
-    skills: Option<PathBuf>,
-}
-
-fn options(args: Vec<String>) -> Result<Options, String> {
-    let mut listen = None;
-    let mut token = None;
-    let mut origins = Vec::new();
-    let mut notes = None;
-    let mut state = None;
-    let mut skills = None;
-    let mut args = args.into_iter();
-    while let Some(arg) = args.next() {
-        let slot = match arg.as_str() {
-            "--allow-origin" => {
-                origins.push(args.next().ok_or("--allow-origin needs an origin")?);
-                continue;
-            }
-            "--listen" => &mut listen,
-            "--token" => &mut token,
-            "--notes-dir" => &mut notes,
-            "--state" => &mut state,
-            "--skills-dir" => &mut skills,
-            _ => return Err(format!("unknown argument {arg:?}")),
-        };
-        let value = args.next().ok_or(format!("{arg} needs a value"))?;
-        if slot.replace(value).is_some() {
-            return Err(format!("{arg} may be given only once"));
-        }
-    }
-    let listen = match listen {
-        None if token.is_some() || !origins.is_empty() => {
-            return Err("--token and --allow-origin guard HTTP: give --listen ADDR too".into());
-        }
-        None => None,
-        Some(listen) => Some(listen.parse().map_err(|_| {
-            format!("--listen needs an address such as 127.0.0.1:3000, not {listen:?}")
-        })?),
-    };
-    // The environment keeps the token out of `ps` and shell history.
-    let token = token
-        .or_else(|| std::env::var("WIRE_TOKEN").ok())
-        .filter(|token| !token.is_empty());
-    Ok(Options {
-        listen,
-        guard: Guard {
-            token,
-            allowed_origins: origins,
-        },
-        notes: notes.map(PathBuf::from),
-        state: state.map(PathBuf::from),
-        skills: skills.map(PathBuf::from),
-    })
-}
-// ANCHOR_END: options

@@ -17,16 +17,15 @@ mod tools;
 // What chapters 4, 5 and 12 settled, under the names chapter 12 used, and
 // the given code of this chapter (the seal, the roots, the tools' schemas).
 use wire_server::{asking, asking_http, asking_tools, draft_tools, http_util, jsonrpc, modern};
-use wire_server::{request_state, resources, roots, server, state};
+use wire_server::{options, request_state, resources, roots, server, state};
 
-use std::net::SocketAddr;
-use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
 use asking::timing;
 use dispatch::Asking;
-use http::{Guard, Shared};
+use http::Shared;
+use options::options;
 use request_state::Seal;
 use resources::Notes;
 use server::Server;
@@ -105,83 +104,6 @@ fn main() -> ExitCode {
         pending: Arc::default(),
         answer_wait,
     });
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(runtime) => runtime,
-        Err(err) => {
-            eprintln!("{SERVER_NAME}: cannot start the runtime: {err}");
-            return ExitCode::FAILURE;
-        }
-    };
-    match runtime.block_on(http::serve(listen, shared)) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(problem) => {
-            eprintln!("{SERVER_NAME}: {problem}");
-            ExitCode::FAILURE
-        }
-    }
+    http_util::run(http::serve(listen, shared))
 }
 // ANCHOR_END: main
-
-// ANCHOR: options
-/// What the command line asks for.
-struct Options {
-    /// `--listen ADDR`: HTTP there; `None`: stdio.
-    listen: Option<SocketAddr>,
-    guard: Guard,
-    /// `--notes-dir DIR`: notes to serve, read-only.
-    notes: Option<PathBuf>,
-    /// `--state DIR`: where the drafts and the key live.
-    state: Option<PathBuf>,
-}
-
-fn options(args: Vec<String>) -> Result<Options, String> {
-    let mut listen = None;
-    let mut token = None;
-    let mut origins = Vec::new();
-    let mut notes = None;
-    let mut state = None;
-    let mut args = args.into_iter();
-    while let Some(arg) = args.next() {
-        let slot = match arg.as_str() {
-            "--allow-origin" => {
-                origins.push(args.next().ok_or("--allow-origin needs an origin")?);
-                continue;
-            }
-            "--listen" => &mut listen,
-            "--token" => &mut token,
-            "--notes-dir" => &mut notes,
-            "--state" => &mut state,
-            _ => return Err(format!("unknown argument {arg:?}")),
-        };
-        let value = args.next().ok_or(format!("{arg} needs a value"))?;
-        if slot.replace(value).is_some() {
-            return Err(format!("{arg} may be given only once"));
-        }
-    }
-    let listen = match listen {
-        None if token.is_some() || !origins.is_empty() => {
-            return Err("--token and --allow-origin guard HTTP: give --listen ADDR too".into());
-        }
-        None => None,
-        Some(listen) => Some(listen.parse().map_err(|_| {
-            format!("--listen needs an address such as 127.0.0.1:3000, not {listen:?}")
-        })?),
-    };
-    // The environment keeps the token out of `ps` and shell history.
-    let token = token
-        .or_else(|| std::env::var("WIRE_TOKEN").ok())
-        .filter(|token| !token.is_empty());
-    Ok(Options {
-        listen,
-        guard: Guard {
-            token,
-            allowed_origins: origins,
-        },
-        notes: notes.map(PathBuf::from),
-        state: state.map(PathBuf::from),
-    })
-}
-// ANCHOR_END: options

@@ -30,6 +30,7 @@ use crate::http_util::{header_text, run_handler, spawn_connection, stop_signal};
 use crate::jsonrpc::{self, MAX_FRAME_BYTES, Message, Reply, RpcError};
 use crate::long_work::{Change, Work};
 use crate::modern::{self, MODERN_VERSION};
+use crate::options::Guard;
 use crate::server::{Era, Handshake, SUPPORTED_PROTOCOL_VERSIONS};
 use crate::subscriptions;
 use crate::watched::cancel_target;
@@ -39,14 +40,6 @@ pub const ENDPOINT: &str = "/mcp";
 
 /// JSON-RPC error code of 2026-07-28 for headers that do not match the body.
 const HEADER_MISMATCH: i64 = -32020;
-
-/// What the command line decided about who may talk to us.
-pub struct Guard {
-    /// `--token` or `WIRE_TOKEN`: every request must carry it as a bearer token.
-    pub token: Option<String>,
-    /// `--allow-origin`: browser origins trusted beyond loopback.
-    pub allowed_origins: Vec<String>,
-}
 
 // ANCHOR: handler
 /// What the transport serves: chapter 14's `Asking`, or the conformance

@@ -18,9 +18,8 @@ mod throttle; // The stretch ch16/throttle.
 // stdio connection).
 use wire_server::{ask, asking, asking_http, asking_tools, draft_tools, http_util, jsonrpc};
 use wire_server::{asking_calls as tools, long_work, rounds, watched};
-use wire_server::{modern, request_state, resources, server, state};
+use wire_server::{flags, modern, options, request_state, resources, server, state};
 
-use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -28,7 +27,8 @@ use std::time::Duration;
 
 use asking::{seconds, timing};
 use dispatch::Asking;
-use http::{Guard, Shared};
+use http::Shared;
+use options::options;
 use request_state::Seal;
 use resources::Notes;
 use server::Server;
@@ -77,8 +77,7 @@ fn main() -> ExitCode {
         print!("{HELP}");
         return ExitCode::SUCCESS;
     }
-    let step =
-        asking::take_flag(&mut args, "--step").map(|step| seconds(step, "--step", 0.2, 10.0));
+    let step = flags::take_flag(&mut args, "--step").map(|step| seconds(step, "--step", 0.2, 10.0));
     let options = timing(&mut args).and_then(|timing| Ok((timing, step??, options(args)?)));
     let options = options.and_then(|((input_ttl, answer_wait), pause, options)| {
         let server = open(options.notes, options.state, (input_ttl, pause))?;
@@ -108,23 +107,7 @@ fn main() -> ExitCode {
         running: Arc::default(),
         listeners: Arc::default(),
     });
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(runtime) => runtime,
-        Err(err) => {
-            eprintln!("{SERVER_NAME}: cannot start the runtime: {err}");
-            return ExitCode::FAILURE;
-        }
-    };
-    match runtime.block_on(http::serve(listen, shared)) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(problem) => {
-            eprintln!("{SERVER_NAME}: {problem}");
-            ExitCode::FAILURE
-        }
-    }
+    http_util::run(http::serve(listen, shared))
 }
 // ANCHOR_END: main
 
@@ -148,64 +131,3 @@ fn open(
         pause,
     })
 }
-
-// ANCHOR: options
-/// What the command line asks for.
-struct Options {
-    /// `--listen ADDR`: HTTP there; `None`: stdio.
-    listen: Option<SocketAddr>,
-    guard: Guard,
-    /// `--notes-dir DIR`: notes to serve, read-only.
-    notes: Option<PathBuf>,
-    /// `--state DIR`: where the drafts and the key live.
-    state: Option<PathBuf>,
-}
-
-fn options(args: Vec<String>) -> Result<Options, String> {
-    let mut listen = None;
-    let mut token = None;
-    let mut origins = Vec::new();
-    let mut notes = None;
-    let mut state = None;
-    let mut args = args.into_iter();
-    while let Some(arg) = args.next() {
-        let slot = match arg.as_str() {
-            "--allow-origin" => {
-                origins.push(args.next().ok_or("--allow-origin needs an origin")?);
-                continue;
-            }
-            "--listen" => &mut listen,
-            "--token" => &mut token,
-            "--notes-dir" => &mut notes,
-            "--state" => &mut state,
-            _ => return Err(format!("unknown argument {arg:?}")),
-        };
-        let value = args.next().ok_or(format!("{arg} needs a value"))?;
-        if slot.replace(value).is_some() {
-            return Err(format!("{arg} may be given only once"));
-        }
-    }
-    let listen = match listen {
-        None if token.is_some() || !origins.is_empty() => {
-            return Err("--token and --allow-origin guard HTTP: give --listen ADDR too".into());
-        }
-        None => None,
-        Some(listen) => Some(listen.parse().map_err(|_| {
-            format!("--listen needs an address such as 127.0.0.1:3000, not {listen:?}")
-        })?),
-    };
-    // The environment keeps the token out of `ps` and shell history.
-    let token = token
-        .or_else(|| std::env::var("WIRE_TOKEN").ok())
-        .filter(|token| !token.is_empty());
-    Ok(Options {
-        listen,
-        guard: Guard {
-            token,
-            allowed_origins: origins,
-        },
-        notes: notes.map(PathBuf::from),
-        state: state.map(PathBuf::from),
-    })
-}
-// ANCHOR_END: options

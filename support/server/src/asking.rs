@@ -13,6 +13,7 @@ use std::time::Duration;
 use serde_json::{Map, Value, json};
 
 use crate::SERVER_NAME;
+use crate::flags::take_flag;
 use crate::jsonrpc::{self, Frame, Message, Reply, RpcError};
 use crate::modern;
 use crate::server::{Era, Handshake, Server};
@@ -156,24 +157,6 @@ impl Transport for Unable {
     fn request(&mut self, _request: &InputRequest) -> Result<Value, Stop> {
         Err(Stop::Refused("this request cannot ask the client".into()))
     }
-}
-
-/// The value of `flag`, taken out of `args` (with the flag), or `None`
-/// when it is not there: how a chapter adds flags of its own before the
-/// options of the chapter it grows from read the rest.
-pub fn take_flag(args: &mut Vec<String>, flag: &str) -> Result<Option<String>, String> {
-    let Some(at) = args.iter().position(|arg| arg == flag) else {
-        return Ok(None);
-    };
-    if at + 1 == args.len() {
-        return Err(format!("{flag} needs a value"));
-    }
-    let value = args.remove(at + 1);
-    args.remove(at);
-    if args.iter().any(|arg| arg == flag) {
-        return Err(format!("{flag} may be given only once"));
-    }
-    Ok(Some(value))
 }
 
 /// A number of seconds from the command line (`flag` in messages): at

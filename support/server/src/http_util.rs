@@ -6,6 +6,7 @@
 //! each check and each status means, in `http.rs`.
 
 use std::pin::Pin;
+use std::process::ExitCode;
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::task::{Context, Poll};
@@ -53,6 +54,30 @@ pub fn stop_signal() -> std::io::Result<impl Future<Output = &'static str>> {
         let _ = interrupt.await;
         "interrupted"
     })
+}
+
+/// Runs `serve` (a transport's, until Ctrl-C or SIGTERM) on a
+/// multi-threaded runtime: what every server's `main` does with `--listen`.
+/// A runtime that cannot start, or a server that stops on an error, is
+/// said on stderr and exits 1.
+pub fn run(serve: impl Future<Output = Result<(), String>>) -> ExitCode {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(err) => {
+            eprintln!("{SERVER_NAME}: cannot start the runtime: {err}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(serve) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(problem) => {
+            eprintln!("{SERVER_NAME}: {problem}");
+            ExitCode::FAILURE
+        }
+    }
 }
 
 /// `application/json`, with or without parameters such as `charset=utf-8`.

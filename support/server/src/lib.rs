@@ -9,8 +9,9 @@
 //! Some modules are this crate's own, code no chapter asks the learner to
 //! write: `stdio.rs` (chapter 5's loop, as a function chapters 12 and 13
 //! call), `state.rs` (the file safety of chapter 12's state folder: atomic
-//! writes, locks) and `draft_tools.rs` (the draft tools' schemas and
-//! argument checks); with the `http` feature, which only chapter 13 turns
+//! writes, locks), `draft_tools.rs` (the draft tools' schemas and
+//! argument checks) and `flags.rs` (a later server's own flag, taken out
+//! before chapter 13's `options` reads the rest); with the `http` feature, which only chapter 13 turns
 //! on, `http_util.rs` (chapter 13's HTTP plumbing: responses, headers,
 //! signals), so that chapters before it never build hyper; with `asking`,
 //! which only chapter 14 turns on, `request_state.rs` (the HMAC seal on a
@@ -39,6 +40,12 @@ pub mod modern;
 pub mod server;
 pub mod tools;
 
+// Generated from chapter 13 (Streamable HTTP): the command line every later
+// server keeps, and its transport, which chapter 18 serves on unchanged.
+#[cfg(feature = "http")]
+pub mod http13;
+pub mod options;
+
 // Generated from chapter 14 (the server asks back), for chapter 16.
 #[cfg(feature = "asking")]
 pub mod ask;
@@ -56,7 +63,7 @@ pub mod reindex;
 pub mod subscriptions;
 // Its transport, with the `http` feature too: chapter 17 serves on it.
 #[cfg(all(feature = "http", feature = "asking"))]
-pub mod http;
+pub mod http16;
 
 // This crate's own.
 #[cfg(feature = "asking")]
@@ -66,6 +73,7 @@ pub mod asking_http;
 #[cfg(feature = "asking")]
 pub mod asking_tools;
 pub mod draft_tools;
+pub mod flags;
 #[cfg(feature = "http")]
 pub mod http_util;
 #[cfg(feature = "asking")]

@@ -37,8 +37,8 @@ mod fixtures;
 mod fixtures_14;
 
 // The modules chapter 14's files use, by the names they use them.
-use wire_server::server;
 use wire_server::{asking, asking_http, draft_tools, http_util, jsonrpc, modern, request_state};
+use wire_server::{options, server};
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -48,8 +48,9 @@ use serde_json::{Map, Value, json};
 
 use ask::{Ask, Stop};
 use asking::Unable;
-use http::{Answer, Asker, Guard, Handler, Shared};
+use http::{Answer, Asker, Handler, Shared};
 use jsonrpc::RpcError;
+use options::Guard;
 use request_state::Seal;
 use rounds::Rounds;
 use server::{Era, Server};

@@ -26,7 +26,7 @@ mod fixtures_14;
 use wire_server::server;
 use wire_server::{ask, asking, draft_tools, jsonrpc, modern, request_state};
 // Chapter 16's transport, settled in wire-server, as chapter 17 serves on it.
-use wire_server::{http, long_work, rounds, state, task_waiting};
+use wire_server::{http16 as http, long_work, rounds, state, task_waiting};
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -36,11 +36,12 @@ use serde_json::{Map, Value, json};
 
 use ask::{Ask, Stop};
 use asking::Unable;
-use http::{Answer, Asker, Guard, Handler, Shared};
+use http::{Answer, Asker, Handler, Shared};
 use jsonrpc::RpcError;
 use request_state::Seal;
 use rounds::Rounds;
 use server::{Era, Server};
+use wire_server::options::Guard;
 use wire_server::resources::Notes;
 use wire_server::state::State;
 

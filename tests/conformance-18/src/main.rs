@@ -1,6 +1,6 @@
 //! ch18-conformance: chapter 18's skills (its `skills.rs`, compiled here as
-//! it is) beside chapter 13's conformance fixtures, on chapter 18's
-//! `http.rs` (chapter 13's, unchanged), so that `tests/peers/run.sh 18` can
+//! it is) beside chapter 13's conformance fixtures, on chapter 13's
+//! transport (`wire_server::http13`, as chapter 18 serves on it), so that `tests/peers/run.sh 18` can
 //! run the suite's required scenarios and its sep-2640 (skills) scenarios
 //! against the course's code. The skills are tests/fixtures/skills-server/acme,
 //! whose skills are all valid (an HTTP server's first stderr line must say
@@ -8,16 +8,14 @@
 
 #[path = "../../conformance/src/cli.rs"]
 mod cli;
-#[path = "../../../solutions/18-skills-server/src/http.rs"]
-mod http;
 #[path = "../../../solutions/18-skills-server/src/skills.rs"]
 mod skills;
 
 #[path = "../../conformance/src/fixtures.rs"]
 mod fixtures;
 
-// The modules chapter 18's http.rs and skills.rs use, by the names they use them.
-use wire_server::{base64, folder, http_util, jsonrpc, modern, paging, server};
+// The modules chapter 18's skills.rs uses, by the names it uses them.
+use wire_server::{base64, folder, http13 as http, jsonrpc, modern, paging, server};
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -25,10 +23,11 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
-use http::{Answer, Guard, Handler, Shared};
+use http::{Answer, Handler, Shared};
 use jsonrpc::RpcError;
 use server::{Era, Server};
 use skills::{SCHEME, SKILLS, Skills};
+use wire_server::options::Guard;
 use wire_server::resources::Notes;
 use wire_server::state::State;
 

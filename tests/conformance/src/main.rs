@@ -16,15 +16,16 @@ mod http;
 mod fixtures;
 
 // The modules chapter 13's http.rs uses, by the names it uses them.
-use wire_server::{http_util, jsonrpc, modern, server};
+use wire_server::{http_util, jsonrpc, modern, options, server};
 
 use std::process::ExitCode;
 use std::sync::Arc;
 
 use serde_json::Value;
 
-use http::{Answer, Guard, Handler, Shared};
+use http::{Answer, Handler, Shared};
 use jsonrpc::RpcError;
+use options::Guard;
 use server::{Era, Server};
 use wire_server::resources::Notes;
 use wire_server::state::State;
