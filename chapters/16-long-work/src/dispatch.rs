@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 
 use crate::ask::Ask;
 use crate::asking::{Unable, outcome};
+use crate::asking_calls as tools;
 use crate::asking_tools::{our_call, with_definitions};
 use crate::draft_tools::tool_error;
 use crate::http::{Answer, Asker, Finished, Handler};
@@ -22,7 +23,6 @@ use crate::rounds;
 use crate::server::{Era, Server};
 use crate::state::State;
 use crate::subscriptions;
-use crate::tools;
 use crate::watched::{Call, Incoming, Watched};
 
 pub struct Asking {

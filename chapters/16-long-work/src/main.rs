@@ -17,7 +17,7 @@ mod throttle; // The stretch ch16/throttle.
 // the given code (the seal, the roots, the tools' schemas, the watched
 // stdio connection).
 use wire_server::{ask, asking, asking_http, asking_tools, draft_tools, http_util, jsonrpc};
-use wire_server::{asking_calls as tools, long_work, rounds, watched};
+use wire_server::{asking_calls, long_work, rounds, watched};
 use wire_server::{flags, modern, options, request_state, resources, server, state};
 
 use std::path::PathBuf;
@@ -111,8 +111,7 @@ fn main() -> ExitCode {
 }
 // ANCHOR_END: main
 
-/// Chapter 14's server, and a second look at its notes and its state
-/// folder for `reindex_notes`.
+/// Chapter 14's server, with its notes and state folder again for reindexing.
 fn open(
     notes: Option<PathBuf>,
     state: Option<PathBuf>,

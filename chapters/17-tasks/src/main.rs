@@ -8,14 +8,12 @@
 mod dispatch;
 mod tasks;
 
-// What chapters 4, 5, 12, 14 and 16 settled (chapter 16's transport, `http`,
-// among them), under the names they used, and the given code (the seal, the
-// roots, the tools' schemas, the watched stdio connection, a waiting task).
-use wire_server::{ask, asking, asking_tools, draft_tools, flags, http_util};
-use wire_server::{asking_calls as tools, long_work, rounds, watched};
-use wire_server::{http16 as http, task_waiting};
-use wire_server::{jsonrpc, options};
-use wire_server::{modern, reindex, request_state, resources, server, state, subscriptions};
+// What chapters 4, 5, 12, 14 and 16 settled (chapter 16's server and its
+// transport among them), under the names they used, and the given code (the
+// seal, the tools' schemas, the watched stdio connection, a waiting task).
+use wire_server::{asking, asking_calls as tools, asking_tools, dispatch16, draft_tools, flags};
+use wire_server::{http_util, http16 as http, jsonrpc, long_work, modern, options, reindex};
+use wire_server::{request_state, resources, server, state, task_waiting, watched};
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -23,7 +21,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use asking::{seconds, timing};
-use dispatch::Asking;
+use dispatch::Tasks;
+use dispatch16::Asking;
 use http::Shared;
 use options::options;
 use request_state::Seal;
@@ -91,7 +90,7 @@ fn main() -> ExitCode {
     let Some(listen) = listen else {
         // Chapter 14's stdio, watched while a call works; its subscriptions.
         let mut subscriptions = Vec::new();
-        return watched::serve(&server.server, |incoming, era, connection| {
+        return watched::serve(&server.long_work.server, |incoming, era, connection| {
             server.stdio(incoming, era, connection, &mut subscriptions)
         });
     };
@@ -109,13 +108,12 @@ fn main() -> ExitCode {
 }
 // ANCHOR_END: main
 
-/// Chapter 14's server, and a second look at its notes and its state
-/// folder for `reindex_notes`.
+/// Chapter 16's server, and the notes and the state folder once more for the tasks.
 fn open(
     notes: Option<PathBuf>,
     state: Option<PathBuf>,
     (input_ttl, pause): (Duration, Duration),
-) -> Result<Asking, String> {
+) -> Result<Tasks, String> {
     let (notes_again, state) = (Notes::new(notes.clone())?, State::open(state)?);
     // The key of every requestState, shared by the instances of one --state.
     let seal = Seal::open(&state, input_ttl)?;
@@ -123,12 +121,15 @@ fn open(
     // Once more, for the tasks' work, which outlives the call that started it.
     let background = Arc::new((Notes::new(notes.clone())?, state.another()));
     let server = Server::new(Notes::new(notes)?, state);
-    Ok(Asking {
+    let long_work = Asking {
         server,
         seal,
         notes: notes_again,
         state: index_state,
         pause,
+    };
+    Ok(Tasks {
+        long_work,
         background,
     })
 }

@@ -64,6 +64,13 @@ pub mod subscriptions;
 // Its transport, with the `http` feature too: chapter 17 serves on it.
 #[cfg(all(feature = "http", feature = "asking"))]
 pub mod http16;
+// Its server, which chapter 17 hands every request that is not a task's.
+#[cfg(all(feature = "http", feature = "asking"))]
+pub mod dispatch16;
+// The name chapter 16's files give its transport (`crate::http`), as in a
+// chapter's crate.
+#[cfg(all(feature = "http", feature = "asking"))]
+use http16 as http;
 
 // This crate's own.
 #[cfg(feature = "asking")]
