@@ -21,9 +21,9 @@ use serde_json::Value;
 use tokio::net::TcpListener;
 
 use crate::SERVER_NAME;
-use crate::http_util::{Body, accept_failed, accepted, declared_over, decoded_name};
+use crate::http_util::{Body, Connections, accepted, declared_over, decoded_name};
 use crate::http_util::{bearer_token, is_json, json_reply, one_value, one_value_each, refusal};
-use crate::http_util::{header_text, run_handler, spawn_connection, stop_signal};
+use crate::http_util::{header_text, run_handler, stop_signal};
 use crate::jsonrpc::{self, MAX_FRAME_BYTES, Message, Reply, RpcError};
 use crate::modern::{self, MODERN_VERSION};
 use crate::options::Guard;
@@ -78,13 +78,14 @@ pub async fn serve(listen: SocketAddr, shared: Arc<Shared>) -> Result<(), String
     tokio::pin!(stop);
     let bound = listener.local_addr().map_err(|err| err.to_string())?;
     eprintln!("listening on http://{bound}{}", ENDPOINT);
+    let connections = Connections::default(); // this server's, within its limits
     loop {
         let (stream, _peer) = tokio::select! {
             accepted = listener.accept() => match accepted {
                 Ok(accepted) => accepted,
                 Err(err) => {
                     // Out of file descriptors, say: refuse this one, keep serving.
-                    accept_failed(&err).await;
+                    connections.accept_failed(&err).await;
                     continue;
                 }
             },
@@ -95,7 +96,7 @@ pub async fn serve(listen: SocketAddr, shared: Arc<Shared>) -> Result<(), String
         };
         let shared = Arc::clone(&shared);
         let service = service_fn(move |request| handle(request, Arc::clone(&shared)));
-        spawn_connection(stream, service); // with timeouts and a connection limit
+        connections.spawn(stream, service); // with timeouts and a connection limit
     }
 }
 

@@ -113,6 +113,8 @@ impl StubCache {
 /// The scripted model's cache, one per run (every context shares it, as
 /// one account's requests share the API's).
 pub fn scripted() -> &'static StubCache {
+    // Process-wide by nature: the stand-in for the API's one cache, which
+    // every context and subagent of a run shares.
     static CACHE: OnceLock<StubCache> = OnceLock::new();
     CACHE.get_or_init(StubCache::default)
 }

@@ -7,7 +7,7 @@
 
 use std::pin::Pin;
 use std::process::ExitCode;
-use std::sync::OnceLock;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::task::{Context, Poll};
 use std::time::Duration;
@@ -223,20 +223,25 @@ pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
 /// A connection with no request under way is closed after this long.
 pub const IDLE_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// `REQUEST_TIMEOUT`, or the milliseconds in `WIRE_TEST_REQUEST_TIMEOUT_MS`:
-/// a test that only needs a stalled request cut off sets it short instead of
-/// waiting 10 s (one test in tests/tests/http_limits.rs waits out the real
-/// limit, so that it stays pinned). Not for users: the limit is the server's.
-fn request_timeout() -> Duration {
-    static LIMIT: OnceLock<Duration> = OnceLock::new();
-    *LIMIT.get_or_init(|| for_tests("WIRE_TEST_REQUEST_TIMEOUT_MS", REQUEST_TIMEOUT))
+/// The two deadlines of a connection: `REQUEST_TIMEOUT` and `IDLE_TIMEOUT`,
+/// or the milliseconds in `WIRE_TEST_REQUEST_TIMEOUT_MS` and
+/// `WIRE_TEST_IDLE_TIMEOUT_MS`: a test that only needs a stalled request cut
+/// off sets them short instead of waiting 10 s (one test in
+/// tests/tests/http_limits.rs waits out the real limit, so that it stays
+/// pinned). Not for users: the limits are the server's.
+#[derive(Clone, Copy)]
+struct Limits {
+    request: Duration,
+    idle: Duration,
 }
 
-/// `IDLE_TIMEOUT`, or the milliseconds in `WIRE_TEST_IDLE_TIMEOUT_MS`, as
-/// [`request_timeout`].
-fn idle_timeout() -> Duration {
-    static LIMIT: OnceLock<Duration> = OnceLock::new();
-    *LIMIT.get_or_init(|| for_tests("WIRE_TEST_IDLE_TIMEOUT_MS", IDLE_TIMEOUT))
+impl Limits {
+    fn read() -> Limits {
+        Limits {
+            request: for_tests("WIRE_TEST_REQUEST_TIMEOUT_MS", REQUEST_TIMEOUT),
+            idle: for_tests("WIRE_TEST_IDLE_TIMEOUT_MS", IDLE_TIMEOUT),
+        }
+    }
 }
 
 fn for_tests(variable: &str, default: Duration) -> Duration {
@@ -256,8 +261,9 @@ pub const ACCEPT_BACKOFF: Duration = Duration::from_millis(100);
 /// One log line for the first of each this many refusals or failures.
 pub const LOG_EVERY: u64 = 1000;
 
+// Process-wide by nature: the refusals are sampled in the process's one
+// log (stderr), wherever in the process they are written.
 static REFUSALS: AtomicU64 = AtomicU64::new(0);
-static FAILURES: AtomicU64 = AtomicU64::new(0);
 
 fn sampled(count: &AtomicU64, line: &str) {
     let seen = count.fetch_add(1, Ordering::Relaxed);
@@ -269,13 +275,6 @@ fn sampled(count: &AtomicU64, line: &str) {
         };
         eprintln!("{SERVER_NAME}: {line}{more}");
     }
-}
-
-/// A failed accept: logged (sampled) and waited out for `ACCEPT_BACKOFF`,
-/// so that running out of file descriptors is not a busy loop.
-pub async fn accept_failed(err: &std::io::Error) {
-    sampled(&FAILURES, &format!("accept failed: {err}"));
-    tokio::time::sleep(ACCEPT_BACKOFF).await;
 }
 
 /// A `Content-Length` over `limit`: refused before a byte of the body is read.
@@ -338,32 +337,59 @@ pub fn may_wait(body: &[u8]) -> bool {
         && name.is_some_and(|name| crate::draft_tools::NAMES.contains(&name.as_str()))
 }
 
-/// Serves one connection on a task of its own, within `MAX_CONNECTIONS`,
-/// `REQUEST_TIMEOUT` and `IDLE_TIMEOUT`.
-pub fn spawn_connection<S>(stream: TcpStream, service: S)
-where
-    S: HttpService<Incoming> + Send + 'static,
-    S::Future: Send,
-    S::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
-    S::ResBody: Send + 'static,
-    <S::ResBody as hyper::body::Body>::Data: Send,
-    <S::ResBody as hyper::body::Body>::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
-{
-    static OPEN: Semaphore = Semaphore::const_new(MAX_CONNECTIONS);
-    let Ok(permit) = OPEN.try_acquire() else {
-        sampled(
-            &FAILURES,
-            &format!("over {MAX_CONNECTIONS} connections: one closed"),
-        );
-        return; // Dropping the stream closes it.
-    };
-    let io = TokioIo::new(Deadlines::new(stream));
-    tokio::spawn(async move {
-        let _permit = permit;
-        if let Err(err) = http1::Builder::new().serve_connection(io, service).await {
-            sampled(&FAILURES, &format!("connection ended: {err}"));
+/// What one server's accept loop keeps for the connections it serves: a
+/// slot for each, at most `MAX_CONNECTIONS`; their deadlines; and the count
+/// that samples the failures in the log.
+pub struct Connections {
+    open: Arc<Semaphore>,
+    limits: Limits,
+    failures: Arc<AtomicU64>,
+}
+
+impl Default for Connections {
+    fn default() -> Connections {
+        Connections {
+            open: Arc::new(Semaphore::new(MAX_CONNECTIONS)),
+            limits: Limits::read(),
+            failures: Arc::default(),
         }
-    });
+    }
+}
+
+impl Connections {
+    /// A failed accept: logged (sampled) and waited out for
+    /// `ACCEPT_BACKOFF`, so that running out of file descriptors is not a
+    /// busy loop.
+    pub async fn accept_failed(&self, err: &std::io::Error) {
+        sampled(&self.failures, &format!("accept failed: {err}"));
+        tokio::time::sleep(ACCEPT_BACKOFF).await;
+    }
+
+    /// Serves one connection on a task of its own, within `MAX_CONNECTIONS`
+    /// and the deadlines; one more is closed at once.
+    pub fn spawn<S>(&self, stream: TcpStream, service: S)
+    where
+        S: HttpService<Incoming> + Send + 'static,
+        S::Future: Send,
+        S::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+        S::ResBody: Send + 'static,
+        <S::ResBody as hyper::body::Body>::Data: Send,
+        <S::ResBody as hyper::body::Body>::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+    {
+        let Ok(permit) = Arc::clone(&self.open).try_acquire_owned() else {
+            let line = format!("over {MAX_CONNECTIONS} connections: one closed");
+            sampled(&self.failures, &line);
+            return; // Dropping the stream closes it.
+        };
+        let io = TokioIo::new(Deadlines::new(stream, self.limits));
+        let failures = Arc::clone(&self.failures);
+        tokio::spawn(async move {
+            let _permit = permit;
+            if let Err(err) = http1::Builder::new().serve_connection(io, service).await {
+                sampled(&failures, &format!("connection ended: {err}"));
+            }
+        });
+    }
 }
 
 /// A stream whose reads fail with `TimedOut` when a request has taken
@@ -372,16 +398,18 @@ where
 /// first byte read until our answer is written.
 struct Deadlines {
     stream: TcpStream,
+    limits: Limits,
     timer: Pin<Box<Sleep>>,
     in_request: bool,
 }
 
 impl Deadlines {
-    fn new(stream: TcpStream) -> Deadlines {
-        let timer = Box::pin(tokio::time::sleep(idle_timeout()));
+    fn new(stream: TcpStream, limits: Limits) -> Deadlines {
+        let timer = Box::pin(tokio::time::sleep(limits.idle));
         let in_request = false;
         Deadlines {
             stream,
+            limits,
             timer,
             in_request,
         }
@@ -399,9 +427,8 @@ impl AsyncRead for Deadlines {
             Poll::Ready(result) => {
                 if buf.filled().len() > before && !self.in_request {
                     self.in_request = true;
-                    self.timer
-                        .as_mut()
-                        .reset(Instant::now() + request_timeout());
+                    let request = self.limits.request;
+                    self.timer.as_mut().reset(Instant::now() + request);
                 }
                 Poll::Ready(result)
             }
@@ -433,7 +460,8 @@ impl AsyncWrite for Deadlines {
         // Our answer is going out: the request is over, the idle clock runs.
         if self.in_request {
             self.in_request = false;
-            self.timer.as_mut().reset(Instant::now() + idle_timeout());
+            let idle = self.limits.idle;
+            self.timer.as_mut().reset(Instant::now() + idle);
         }
         Pin::new(&mut self.stream).poll_write(cx, data)
     }

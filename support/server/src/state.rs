@@ -370,6 +370,8 @@ fn same_file(file: &File, path: &Path, name: &str) -> io::Result<()> {
 /// standard library's hasher keys come from the operating system's random
 /// source, mixed with a counter.
 pub(crate) fn random() -> u64 {
+    // Process-wide by nature: two calls in one process, on any thread, must
+    // never hash the same input.
     static COUNT: AtomicU64 = AtomicU64::new(0);
     let mut hasher = RandomState::new().build_hasher();
     hasher.write_u64(COUNT.fetch_add(1, Ordering::Relaxed));
