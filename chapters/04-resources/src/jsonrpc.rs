@@ -105,6 +105,11 @@ impl Reply {
 // ANCHOR_END: reply
 
 // ANCHOR: errors
+/// JSON-RPC 2.0's code for a method the server does not have.
+pub const METHOD_NOT_FOUND: i64 = -32601;
+/// JSON-RPC 2.0's code for a fault of the server's own, not the request's.
+pub const INTERNAL_ERROR: i64 = -32603;
+
 #[derive(Debug, Serialize)]
 pub struct RpcError {
     code: i64,
@@ -121,10 +126,13 @@ impl RpcError {
         RpcError::new(-32600, format!("Invalid Request: {detail}"))
     }
     pub fn method_not_found(method: &str) -> RpcError {
-        RpcError::new(-32601, format!("Method not found: {method}"))
+        RpcError::new(METHOD_NOT_FOUND, format!("Method not found: {method}"))
     }
     pub fn invalid_params(detail: impl std::fmt::Display) -> RpcError {
         RpcError::new(-32602, format!("Invalid params: {detail}"))
+    }
+    pub fn internal(detail: impl std::fmt::Display) -> RpcError {
+        RpcError::new(INTERNAL_ERROR, format!("Internal error: {detail}"))
     }
     pub fn new(code: i64, message: String) -> RpcError {
         RpcError {

@@ -116,7 +116,7 @@ impl Notes {
         };
         let bytes = entry.bytes().map_err(|err| {
             eprintln!("{SERVER_NAME}: cannot read {uri}: {err}");
-            RpcError::new(-32603, format!("Internal error: cannot read {uri}"))
+            RpcError::internal(format!("cannot read {uri}"))
         })?;
         let content = match std::str::from_utf8(&bytes) {
             Ok(text) if entry.mime_type.starts_with("text/") => {

@@ -22,6 +22,9 @@ use tokio::task::JoinHandle;
 /// How long a server may take to exit once its stdin is closed.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
 
+/// JSON-RPC 2.0's code for a method the receiver does not have.
+pub const METHOD_NOT_FOUND: i64 = -32601;
+
 #[derive(Clone, Copy, Debug)]
 pub struct Options {
     /// How long to wait for any one reply.
@@ -277,10 +280,10 @@ async fn read_frames(
             // so only ping gets a real answer.
             (_, Some(method)) if message.get("id").is_some() => {
                 let id = &message["id"];
+                let not_found = json!({ "code": METHOD_NOT_FOUND, "message": "Method not found" });
                 let reply = match method.as_str() {
                     Some("ping") => json!({ "jsonrpc": "2.0", "id": id, "result": {} }),
-                    _ => json!({ "jsonrpc": "2.0", "id": id,
-                                 "error": { "code": -32601, "message": "Method not found" } }),
+                    _ => json!({ "jsonrpc": "2.0", "id": id, "error": not_found }),
                 };
                 let _ = write_frame(&name, &stdin, &reply, trace).await;
             }

@@ -8,6 +8,7 @@
 
 use serde_json::{Value, json};
 use wire_host::ask::{self, Answers};
+use wire_host::connection::METHOD_NOT_FOUND;
 use wire_host::seams::ModelApi;
 use wire_host::session::Fire;
 

@@ -16,7 +16,7 @@ use wire_host::yaml::Yaml;
 use crate::SERVER_NAME;
 use crate::base64;
 use crate::folder::{confine, not_found};
-use crate::jsonrpc::RpcError;
+use crate::jsonrpc::{INTERNAL_ERROR, RpcError};
 use crate::paging::{list_params, page};
 
 /// The extension's identifier, under `capabilities.extensions`.
@@ -176,7 +176,7 @@ impl Skills {
         let found = confine(&self.root, &format!("{path}/{file}"), &uri)?;
         fs::read(found).map_err(|err| {
             eprintln!("{SERVER_NAME}: cannot read {uri}: {err}");
-            RpcError::new(-32603, format!("Internal error: cannot read {uri}"))
+            RpcError::internal(format!("cannot read {uri}"))
         })
     }
 

@@ -235,13 +235,13 @@ fn answer_with(status: StatusCode, reply: &Reply, notifications: Vec<Value>) -> 
 /// An HTTP status for each 2026-07-28 error, so that a gateway can act on a
 /// failure unread. The spec fixes 404 for -32601 and 400 for -32020 to -32022.
 fn modern_status(code: i64) -> StatusCode {
-    // GAP(ch13/status): -32601 (no such method) is 404 Not Found; our choice:
-    // -32603 (the server's own fault) is 500, and every other error is 400.
+    // GAP(ch13/status): -32601 (`METHOD_NOT_FOUND`) is 404 Not Found; ours:
+    // -32603 (`INTERNAL_ERROR`, the server's fault) is 500, any other 400.
     // starter: let _ = code;
     // starter: StatusCode::OK
     match code {
-        -32601 => StatusCode::NOT_FOUND,
-        -32603 => StatusCode::INTERNAL_SERVER_ERROR,
+        jsonrpc::METHOD_NOT_FOUND => StatusCode::NOT_FOUND,
+        jsonrpc::INTERNAL_ERROR => StatusCode::INTERNAL_SERVER_ERROR,
         _ => StatusCode::BAD_REQUEST,
     }
     // END(ch13/status)

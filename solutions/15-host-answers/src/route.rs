@@ -8,6 +8,7 @@
 
 use serde_json::{Value, json};
 use wire_host::ask::{self, Answers};
+use wire_host::connection::METHOD_NOT_FOUND;
 use wire_host::seams::ModelApi;
 use wire_host::session::Fire;
 
@@ -52,11 +53,10 @@ pub async fn answer(
         // client declared, but names no error for one that asks anyway: the
         // course answers as for a method this client does not have.
         "sampling/createMessage" => Err((
-            -32601,
+            METHOD_NOT_FOUND,
             "sampling was not declared in the capabilities".into(),
         )),
-        // JSON-RPC 2.0's own code for a method the receiver does not have.
-        _ => Err((-32601, format!("Method not found: {method}"))),
+        _ => Err((METHOD_NOT_FOUND, format!("Method not found: {method}"))),
     }
     // END(ch15/route)
 }

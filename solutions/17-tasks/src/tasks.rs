@@ -258,7 +258,7 @@ fn store<T: Serialize>(state: &State, name: &str, value: &T) -> Result<(), RpcEr
 }
 
 fn internal(err: &dyn std::fmt::Display) -> RpcError {
-    RpcError::new(-32603, format!("Internal error: the task store: {err}"))
+    RpcError::internal(format!("the task store: {err}"))
 }
 
 /// Whether a 2026-07-28 request declares the extension in its own

@@ -16,7 +16,7 @@ use wire_host::yaml::Yaml;
 use crate::SERVER_NAME;
 use crate::base64;
 use crate::folder::{confine, not_found};
-use crate::jsonrpc::RpcError;
+use crate::jsonrpc::{INTERNAL_ERROR, RpcError};
 use crate::paging::{list_params, page};
 
 /// The extension's identifier, under `capabilities.extensions`.
@@ -192,7 +192,7 @@ impl Skills {
         let found = confine(&self.root, &format!("{path}/{file}"), &uri)?;
         fs::read(found).map_err(|err| {
             eprintln!("{SERVER_NAME}: cannot read {uri}: {err}");
-            RpcError::new(-32603, format!("Internal error: cannot read {uri}"))
+            RpcError::internal(format!("cannot read {uri}"))
         })
     }
 
@@ -217,7 +217,7 @@ impl Skills {
         use wire_host::frontmatter;
         let text = String::from_utf8_lossy(&self.bytes(path, SKILL_MD)?).into_owned();
         let (fields, _body) = frontmatter::split(&text, SKILL_MD)
-            .map_err(|why| RpcError::new(-32603, format!("{uri}: {why}")))?;
+            .map_err(|why| RpcError::new(INTERNAL_ERROR, format!("{uri}: {why}")))?;
         let mut resources = Vec::new();
         for file in files {
             let bytes = self.bytes(path, &file)?;

@@ -21,6 +21,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use crate::model::MAIN;
+use crate::transport::INTERNAL_ERROR;
 
 /// The hook events a host that answers servers fires: chapter 11's, and
 /// Claude Code's two around a server's form.
@@ -275,7 +276,7 @@ pub async fn sample(
     let reply = model
         .send(MAIN, &request)
         .await
-        .map_err(|err| (-32603, err))?;
+        .map_err(|err| (INTERNAL_ERROR, err))?;
     Ok(sampling_result(&reply, model.name()))
 }
 

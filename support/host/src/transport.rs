@@ -40,8 +40,14 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStdin, Command};
 use tokio::sync::mpsc;
 
+use crate::connection::METHOD_NOT_FOUND;
+
 /// The revision whose requests carry their own `_meta` (no initialize).
 pub const MODERN: &str = "2026-07-28";
+/// JSON-RPC 2.0's codes for a request that is not valid, and for a fault of
+/// the receiver's own (a method it lacks is `connection::METHOD_NOT_FOUND`).
+pub const INVALID_REQUEST: i64 = -32600;
+pub const INTERNAL_ERROR: i64 = -32603;
 /// The largest message this client reads (a JSON body, one event's data).
 pub const MAX_MESSAGE_BYTES: usize = 8 * 1024 * 1024;
 /// How often a stream that ends before its reply is resumed.
@@ -429,7 +435,7 @@ impl Link {
                     id, method: asked, ..
                 } => {
                     let why = format!("{asked} is not answered during {method}");
-                    self.answer(&id, Err((-32601, why))).await?;
+                    self.answer(&id, Err((METHOD_NOT_FOUND, why))).await?;
                 }
                 Message::Broken(why) => return Err(why),
             }
@@ -740,8 +746,7 @@ impl Reader {
     async fn refuse(&self, id: Value, method: &str) {
         let message =
             format!("{method}: this client answers server requests only during a call of its own");
-        let frame =
-            json!({ "jsonrpc": "2.0", "id": id, "error": { "code": -32603, "message": message } });
+        let frame = json!({ "jsonrpc": "2.0", "id": id, "error": { "code": INTERNAL_ERROR, "message": message } });
         if let Some(http) = &self.http {
             let agreed = http.agreed.lock().unwrap().clone();
             if let Ok(request) = http.post(&frame, agreed.as_deref()) {
@@ -846,9 +851,9 @@ impl Reader {
             return;
         }
         let code = if status == StatusCode::NOT_FOUND {
-            -32601
+            METHOD_NOT_FOUND
         } else {
-            -32600
+            INVALID_REQUEST
         };
         let message = format!("HTTP {status}: {}", cut(text.trim()));
         let error =

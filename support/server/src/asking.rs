@@ -141,7 +141,7 @@ pub fn outcome(outcome: Result<Value, Stop>) -> Result<Value, RpcError> {
         Ok(result) => Ok(result),
         Err(Stop::Refused(advice)) => Ok(crate::draft_tools::tool_error(&advice)),
         Err(Stop::Error(error)) => Err(error),
-        Err(Stop::Input) => Err(RpcError::new(-32603, "Internal error: no answer".into())),
+        Err(Stop::Input) => Err(RpcError::internal("no answer")),
     }
 }
 
@@ -199,7 +199,7 @@ pub fn timing(args: &mut Vec<String>) -> Result<(Duration, Duration), String> {
 
 /// -32603 for a failure of ours, such as a closed stdin.
 fn internal(why: String) -> Stop {
-    Stop::Error(RpcError::new(-32603, format!("Internal error: {why}")))
+    Stop::Error(RpcError::internal(why))
 }
 
 /// Where a 2025-11-25 server sends its own requests: the stdio

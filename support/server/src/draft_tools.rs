@@ -90,10 +90,7 @@ pub fn answer(outcome: Result<Value, Failure>) -> Result<Value, RpcError> {
         }
         Err(Failure::Disk(err)) => {
             eprintln!("{SERVER_NAME}: state folder: {err}");
-            Err(RpcError::new(
-                -32603,
-                "Internal error: cannot use the state folder".into(),
-            ))
+            Err(RpcError::internal("cannot use the state folder"))
         }
     }
 }

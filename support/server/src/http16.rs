@@ -338,8 +338,8 @@ fn announce(shared: &Shared, changes: &[Change]) {
 /// failure unread. The spec fixes 404 for -32601 and 400 for -32020 to -32022.
 fn modern_status(code: i64) -> StatusCode {
     match code {
-        -32601 => StatusCode::NOT_FOUND,
-        -32603 => StatusCode::INTERNAL_SERVER_ERROR,
+        jsonrpc::METHOD_NOT_FOUND => StatusCode::NOT_FOUND,
+        jsonrpc::INTERNAL_ERROR => StatusCode::INTERNAL_SERVER_ERROR,
         _ => StatusCode::BAD_REQUEST,
     }
 }

@@ -26,7 +26,7 @@ use tokio::sync::Semaphore;
 use tokio::time::{Instant, Sleep};
 
 use crate::SERVER_NAME;
-use crate::jsonrpc::{Reply, RpcError};
+use crate::jsonrpc::{INTERNAL_ERROR, Reply, RpcError};
 
 /// A whole response body, in memory: every answer here is small.
 pub type Body = Full<Bytes>;
@@ -304,7 +304,7 @@ pub async fn run_handler<B: From<Body> + Send + 'static>(
         Ok(response) => response,
         Err(err) => {
             eprintln!("{SERVER_NAME}: the handler failed: {err}");
-            let error = RpcError::new(-32603, "Internal error".into());
+            let error = RpcError::new(INTERNAL_ERROR, "Internal error".into());
             json_reply(StatusCode::INTERNAL_SERVER_ERROR, &Reply::without_id(error))
         }
     }

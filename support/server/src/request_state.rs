@@ -112,7 +112,7 @@ impl Spent {
                 std::io::ErrorKind::InvalidData => err.to_string(),
                 _ => "cannot use the state folder".to_string(),
             };
-            RpcError::new(-32603, format!("Internal error: {shown}"))
+            RpcError::internal(shown)
         })
     }
 }

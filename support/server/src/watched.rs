@@ -120,8 +120,7 @@ impl Watched {
     /// Reads until the response to our request `id` arrives (chapter 14's
     /// `wait_for`, from the channel); any other frame is queued.
     fn wait_for(&mut self, id: u64) -> Result<Value, Stop> {
-        let internal =
-            |why: &str| Stop::Error(RpcError::new(-32603, format!("Internal error: {why}")));
+        let internal = |why: &str| Stop::Error(RpcError::internal(why));
         loop {
             let line = match self.frames.recv() {
                 Ok(Ok(Frame::Line(line))) => line,
@@ -190,10 +189,7 @@ impl Transport for Watched {
         self.next_id += 1;
         let frame = json!({ "jsonrpc": "2.0", "id": id, "method": request.method, "params": request.params });
         self.send(&frame).map_err(|err| {
-            Stop::Error(RpcError::new(
-                -32603,
-                format!("Internal error: cannot write stdout: {err}"),
-            ))
+            Stop::Error(RpcError::internal(format!("cannot write stdout: {err}")))
         })?;
         eprintln!("{SERVER_NAME}: sent {} as request {id}", request.method);
         self.wait_for(id)

@@ -223,7 +223,7 @@ fn legacy(method: &str, name: &str, params: Value, asker: Asker) -> Result<Value
         Ok(result) => Ok(result),
         Err(Stop::Refused(advice)) => refused(method, &advice),
         Err(Stop::Error(error)) => Err(error),
-        Err(Stop::Input) => Err(RpcError::new(-32603, "Internal error: no answer".into())),
+        Err(Stop::Input) => Err(RpcError::internal("no answer")),
     }
 }
 
