@@ -72,6 +72,11 @@ starters *FLAGS:
 bench *NN:
     cargo xtask bench {{NN}}
 
+# Each chapter against the small-lessons budgets, and how much of it is the lesson (the learner's share, copies, process-wide state, untaught support).
+[private]
+sizes:
+    cargo xtask sizes
+
 # Check a chapter's solution against real MCP peers (Python SDK, Inspector CLI, the conformance suite; for chapter 15, a host, the suite's client scenarios and a Python SDK server); installs them into .peers/.
 [private]
 peers NN="03":

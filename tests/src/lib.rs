@@ -36,6 +36,7 @@ pub mod budgets;
 pub mod course;
 pub mod generate;
 pub mod learner;
+pub mod lessons;
 pub mod markers;
 pub mod run;
 pub mod scratch;

@@ -74,6 +74,9 @@ usage: cargo xtask <command>     (NN: a chapter, written 3, 03 or ch03)
                                (the gap column of tests/starter-failures.txt)
   bundle DIR                   a copy of the course for a room without internet:
                                the repository, vendored crates, the built book
+  sizes                        each chapter against the small-lessons budgets, and how much
+                               of it is the lesson: the learner's share, copied runs,
+                               process-wide state, untaught support (exit 1: a target fails)
 ";
 
 fn main() -> ExitCode {
@@ -110,6 +113,7 @@ fn main() -> ExitCode {
         Some("bundle") => bundle::run(rest),
         Some("mutants") => mutants::run(rest),
         Some("starter-failures") => starter_failures::run(rest),
+        Some("sizes") => sizes(),
         _ => Err(USAGE.to_string()),
     };
     match result {
@@ -447,6 +451,38 @@ fn diff(args: &[String]) -> Result<(), String> {
 /// `starters [--check] [--force]`: writes (or checks) every `chapters/NN-*`
 /// crate. A chapter holding your edits is left alone unless `--force`, which
 /// backs your files up first.
+/// The budgets of every chapter (tests/tests/budgets.rs checks them from
+/// chapter 07 on) and the lesson measures (tests/src/lessons.rs).
+fn sizes() -> Result<(), String> {
+    use wire_tests::budgets;
+    let mut over = Vec::new();
+    for chapter in Chapter::all() {
+        let size = budgets::measure(&chapter);
+        let grows = size
+            .grows_from
+            .map_or("-".into(), |number| format!("{number:02}"));
+        let (length, name) = &size.longest_fn;
+        println!(
+            "{:02}: {} lines, {} changed vs {grows}, longest fn {length} ({name}), {} gaps",
+            chapter.number, size.lines, size.changed, size.gaps
+        );
+        if chapter.number >= 7 && !size.over().is_empty() {
+            over.push(format!(
+                "{:02} ({})",
+                chapter.number,
+                size.over().join(", ")
+            ));
+        }
+    }
+    let lessons = wire_tests::lessons::measure();
+    print!("{}", lessons.report());
+    match (over.is_empty(), lessons.hold()) {
+        (true, true) => Ok(()),
+        (true, false) => Err("not every lesson target holds yet (see above)".into()),
+        (false, _) => Err(format!("over a budget: {}", over.join("; "))),
+    }
+}
+
 fn starters(args: &[String]) -> Result<(), String> {
     if args.iter().any(|arg| arg == "--check") {
         // The same check as the course test `starters_are_generated…`.
