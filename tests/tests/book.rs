@@ -478,3 +478,159 @@ fn printed_as_written(line: &str, figure: &str) -> bool {
             && !part_of_a_number(line[at + figure.len()..].chars().next())
     })
 }
+
+/// Each extension of the last harness, by the name its stack gives it, and
+/// the type that implements it: what `harness-list.md` lists.
+const EXTENSION_TYPES: &[(&str, &str)] = &[
+    ("answering", "Answering"),
+    ("pins", "Pinned"),
+    ("tool search", "ToolSearch"),
+    ("prompt cache", "PromptCache"),
+    ("served skills", "ServedSkills"),
+    ("skills", "Skills"),
+    ("sandbox", "Sandbox"),
+    ("subagents", "Subagents"),
+    ("fence", "Fence"),
+    ("permissions", "Permissions"),
+    ("lifecycle", "Lifecycle"),
+    ("memory", "Memory"),
+    ("compaction", "Compaction"),
+    ("retries", "Retries"),
+];
+
+/// The string literals right after each `stack.push(`, `insert_after(` and
+/// `replace(` of `text`, in order, with the call's name.
+fn stack_calls(text: &str) -> Vec<(&'static str, Vec<String>)> {
+    let mut calls = Vec::new();
+    let mut rest = text;
+    while let Some(at) = ["push(", "insert_after(", "replace("]
+        .iter()
+        .filter_map(|call| rest.find(&format!("stack.{call}")).map(|at| (at, *call)))
+        .min()
+    {
+        let (at, call) = at;
+        rest = &rest[at + "stack.".len() + call.len()..];
+        let wanted = if call == "push(" { 1 } else { 2 };
+        let mut names = Vec::new();
+        let mut args = rest;
+        while names.len() < wanted {
+            let args_start = args.trim_start();
+            let Some(quoted) = args_start.strip_prefix('"') else {
+                break;
+            };
+            let end = quoted.find('"').unwrap_or(0);
+            names.push(quoted[..end].to_string());
+            args = quoted[end + 1..].trim_start().trim_start_matches(',');
+        }
+        calls.push((call, names));
+    }
+    calls
+}
+
+/// The last chapter's list of extensions, worked out from the code: the
+/// base of chapters 7 to 15 (`Parts::base_with`), then each `stack.rs` of
+/// chapters 19 to 24 in turn.
+fn last_stack() -> Vec<String> {
+    let root = course::root();
+    let program = std::fs::read_to_string(root.join("support/host/src/program.rs")).unwrap();
+    let base = &program[program.find("pub fn base_with").expect("base_with")..];
+    let base = &base[..base.find("\n    }\n").unwrap_or(base.len())];
+    let mut stack: Vec<String> = Vec::new();
+    let mut files = vec![base.to_string()];
+    for chapter in Chapter::all()
+        .into_iter()
+        .filter(|c| (19..=24).contains(&c.number))
+    {
+        files.push(std::fs::read_to_string(chapter.solution_dir().join("src/stack.rs")).unwrap());
+    }
+    for text in &files {
+        for (call, names) in stack_calls(text) {
+            match (call, names.as_slice()) {
+                ("push(", [name]) => stack.push(name.clone()),
+                ("insert_after(", [after, name]) => {
+                    let at = stack.iter().position(|known| known == after).expect(after);
+                    stack.insert(at + 1, name.clone());
+                }
+                ("replace(", [old, name]) => {
+                    let at = stack.iter().position(|known| known == old).expect(old);
+                    stack[at] = name.clone();
+                }
+                _ => panic!("cannot read stack.{call}…) with {names:?}"),
+            }
+        }
+    }
+    stack
+}
+
+/// The seams `type_name` fills (the methods of its `impl Extension`), and
+/// the chapter that teaches it (its generated file's first line).
+fn seams_of(type_name: &str) -> (Vec<String>, String) {
+    let root = course::root().join("support/host/src");
+    for entry in std::fs::read_dir(&root).unwrap().flatten() {
+        let text = std::fs::read_to_string(entry.path()).unwrap_or_default();
+        let Some(at) = text
+            .find(&format!("Extension for {type_name}<"))
+            .or_else(|| text.find(&format!("Extension for {type_name} ")))
+        else {
+            continue;
+        };
+        let body = &text[at..];
+        let body = &body[..body.find("\n}\n").unwrap_or(body.len())];
+        let mut seams: Vec<String> = body
+            .lines()
+            .filter_map(|line| line.trim().split_once("fn ").map(|(_, rest)| rest))
+            .map(|rest| rest.split(['(', '<']).next().unwrap_or("").to_string())
+            .collect();
+        seams.sort();
+        let source = text.lines().next().unwrap_or("");
+        let chapter = source
+            .split("solutions/")
+            .nth(1)
+            .unwrap_or("")
+            .get(..2)
+            .unwrap_or("");
+        return (seams, chapter.trim_start_matches('0').to_string());
+    }
+    panic!("no `impl Extension for {type_name}` in support/host/src");
+}
+
+#[test]
+fn the_harness_page_lists_the_last_stack_with_its_seams() {
+    let page = std::fs::read_to_string(course::root().join("book/src/harness-list.md")).unwrap();
+    let rows: Vec<Vec<String>> = page
+        .lines()
+        .skip_while(|line| !line.starts_with("| extension |"))
+        .skip(2)
+        .take_while(|line| line.starts_with('|'))
+        .map(|line| {
+            line.split('|')
+                .map(|cell| cell.trim().to_string())
+                .collect()
+        })
+        .collect();
+    let listed: Vec<&str> = rows.iter().map(|row| row[1].as_str()).collect();
+    let stack = last_stack();
+    assert_eq!(
+        listed, stack,
+        "harness-list.md: the table's rows, against the code's list"
+    );
+    for row in &rows {
+        let name = row[1].as_str();
+        let type_name = EXTENSION_TYPES
+            .iter()
+            .find(|(known, _)| *known == name)
+            .map(|(_, type_name)| *type_name)
+            .unwrap_or_else(|| panic!("{name:?}: add its type to EXTENSION_TYPES"));
+        let mut listed: Vec<String> = row[3]
+            .split(',')
+            .map(|seam| seam.trim().trim_matches('`').to_string())
+            .collect();
+        listed.sort();
+        let (seams, chapter) = seams_of(type_name);
+        assert_eq!(listed, seams, "harness-list.md: the seams of {name}");
+        assert_eq!(
+            row[2], chapter,
+            "harness-list.md: the chapter that teaches {name}"
+        );
+    }
+}
