@@ -34,42 +34,31 @@ impl Tasks {
     // ANCHOR: route
     /// A task's request, answered here; `None` for any other (chapter 16's).
     pub fn route(&self, method: &str, params: Option<&Value>, era: &Era) -> Option<Outcome> {
-        if !matches!(era, Era::Modern) {
-            return None; // Tasks are 2026-07-28's.
-        }
-        let declared = tasks::declared(params); // else a call is chapter 16's
-        match (method, params.and_then(our_call)) {
-            // Refused by `task_request` (-32021) when not declared.
-            ("tasks/get" | "tasks/update" | "tasks/cancel", _) => {
-                Some(self.task_request(method, params))
-            }
-            ("tools/call", _)
-                if declared && calls(method, params, "reindex_notes") && ready(params, era) =>
-            {
-                Some(self.start_task())
-            }
-            ("tools/call", Some((name, arguments))) if declared => {
-                Some(self.wait_as_task(Waiting::new(&name, &arguments, params)))
-            }
-            // The extension is 2026-07-28's: only `server/discover` says it.
-            ("server/discover", _) => {
-                let mut found = self
-                    .long_work
-                    .request(method, params.cloned(), Era::Modern, None);
-                if let Ok(result) = &mut found {
-                    dispatch16::declare(method, result); // chapter 16's capabilities first
-                    result["capabilities"]["extensions"] = json!({ tasks::TASKS: {} });
-                }
-                Some(found)
-            }
-            _ => None,
-        }
+        // TODO(ch17/route): a task's requests are 2026-07-28's (`Era::Modern`):
+        // `tasks/get`, `tasks/update`, `tasks/cancel` (`task_request` refuses
+        // one that does not declare the extension); a call that declares it
+        // (`tasks::declared`), of `reindex_notes` once `ready` (`start_task`)
+        // or of a chapter 14 tool (`our_call`: `wait_as_task`); `server/discover`:
+        // chapter 16's answer, `declare`d, with `tasks::TASKS` in its extensions.
+        let _ = (
+            method,
+            params,
+            era,
+            our_call,
+            calls,
+            ready,
+            Waiting::new,
+            json!(0),
+        );
+        let _ = (Self::start_task, Self::wait_as_task, Self::task_request);
+        let _ = dispatch16::declare;
+        None
+        // END(ch17/route)
     }
     // ANCHOR_END: route
 
     // ANCHOR: start_task
-    /// `reindex_notes` as a task: stored first, then its work on a thread
-    /// of its own, and its handle returned at once.
+    /// `reindex_notes` as a task: stored, run on a thread, its handle returned at once.
     fn start_task(&self) -> Result<Value, RpcError> {
         let task = tasks::create(&self.long_work.state)?;
         let (background, pause) = (Arc::clone(&self.background), self.long_work.pause);
@@ -95,9 +84,8 @@ impl Tasks {
     // ANCHOR_END: start_task
 
     // ANCHOR: wait_as_task
-    /// A call of ours that asks, from a client that takes tasks: its first
-    /// round runs now. If it asks, the call becomes a task that waits for
-    /// the answers (`tasks/update`); if not, it is answered as it is.
+    /// A call of ours from a client that takes tasks: its first round runs now; if it
+    /// asks, it becomes a task that waits for the answers (`tasks/update`).
     fn wait_as_task(&self, waiting: Waiting) -> Result<Value, RpcError> {
         let questions = match self.round(waiting.clone()) {
             Round::Asked(questions) => questions,
@@ -116,8 +104,7 @@ impl Tasks {
     // ANCHOR_END: wait_as_task
 
     // ANCHOR: task_request
-    /// `tasks/get`, `tasks/update` and `tasks/cancel`, for a request that
-    /// declares the extension (else -32021); an unknown task is -32602.
+    /// The `tasks/…` methods: -32021 when not declared, -32602 for an unknown task.
     fn task_request(&self, method: &str, params: Option<&Value>) -> Result<Value, RpcError> {
         crate::modern::check_meta(params)?;
         let state = &self.long_work.state;
