@@ -350,6 +350,17 @@ fn marked(chapter: &Chapter, stretch: bool) -> Vec<Gap> {
     .unwrap_or_default()
 }
 
+/// The scenarios of `chapter` whose `# guards:` line names `gap`.
+fn guarding(chapter: &Chapter, gap: &str) -> Vec<String> {
+    let scenarios = chapter.scenarios().into_iter();
+    scenarios
+        .filter(|scenario| {
+            let transcript = Transcript::load(&chapter.transcript_path(scenario));
+            transcript.is_ok_and(|transcript| transcript.guards.iter().any(|id| id == gap))
+        })
+        .collect()
+}
+
 /// Each gap of the learner's crate (with `stretch`, each stretch): written
 /// or not (its regions still hold the starter's placeholder), and which of
 /// its scenarios fail.
@@ -398,11 +409,9 @@ fn gap_checks(
             let scenarios: Vec<String> = if stretch {
                 vec![course::stretch_scenario(&gap.id)]
             } else {
-                manifest
-                    .iter()
-                    .filter(|(_, _, listed)| *listed == gap.id)
-                    .map(|(_, scenario, _)| scenario.clone())
-                    .collect()
+                let listed = manifest.iter().filter(|(_, _, listed)| *listed == gap.id);
+                let listed = listed.map(|(_, scenario, _)| scenario.clone());
+                listed.chain(guarding(chapter, &gap.id)).collect()
             };
             let failing: Vec<String> = scenarios
                 .iter()

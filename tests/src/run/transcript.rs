@@ -226,6 +226,12 @@ pub struct Transcript {
     /// `# needs: bwrap curl`: the programs outside Rust this scenario runs
     /// (`tools::ALL`), without which it is skipped.
     pub needs: Vec<&'static tools::Tool>,
+    /// `# guards: ch17/route`: gaps whose rule this scenario pins although
+    /// the starter's placeholder passes it (what must stay as it was: a
+    /// request that is not the new code's). A learner's crate that fails it
+    /// blames those gaps, beside the ones `tests/starter-failures.txt`
+    /// names.
+    pub guards: Vec<String>,
     /// `# bless: lockstep`: bless the server's frames from one run in
     /// lockstep, with the transcript's line counts, instead of replaying
     /// prefixes: for frames that depend on when the client sends (a cancel
@@ -313,6 +319,7 @@ impl Transcript {
             pipelined: false,
             unprivileged: false,
             needs: Vec::new(),
+            guards: Vec::new(),
             bless_lockstep: false,
             args: Vec::new(),
             exit: 0,
@@ -380,6 +387,9 @@ impl Transcript {
                     self.needs.push(tool);
                 }
             }
+            "guards" => self
+                .guards
+                .extend(value.split_whitespace().map(str::to_string)),
             "bless" => self.bless_lockstep = choice(key, value, ["lockstep", "prefixes"])?,
             "revision" => self.revision = Some(value.to_string()),
             "args" => self.args = value.split_whitespace().map(str::to_string).collect(),
