@@ -672,3 +672,40 @@ fn rel(path: &Path) -> String {
         .display()
         .to_string()
 }
+
+/// A scenario's `# guards:` line names gaps of its own chapter, and only
+/// gaps whose placeholder passes it (one that fails it is in
+/// `tests/starter-failures.txt` already, where the blame comes from).
+#[test]
+fn a_guarded_gap_is_its_chapters_and_not_a_starter_failure() {
+    let manifest = course::starter_failures().unwrap();
+    let mut problems = Vec::new();
+    for chapter in Chapter::all() {
+        let ids: BTreeSet<String> = gaps::gaps(&chapter)
+            .unwrap()
+            .into_iter()
+            .map(|gap| gap.id)
+            .collect();
+        for scenario in chapter.scenarios() {
+            let transcript = Transcript::load(&chapter.transcript_path(&scenario)).unwrap();
+            for guarded in &transcript.guards {
+                let listed = manifest
+                    .iter()
+                    .any(|(_, name, gap)| *name == scenario && gap == guarded);
+                if !ids.contains(guarded) {
+                    problems.push(format!(
+                        "{}/{scenario}: guards {guarded}, no gap of its chapter",
+                        chapter.id()
+                    ));
+                } else if listed {
+                    problems.push(format!(
+                        "{}/{scenario}: guards {guarded}, whose placeholder already fails it \
+                         (tests/starter-failures.txt): drop the # guards: line",
+                        chapter.id()
+                    ));
+                }
+            }
+        }
+    }
+    assert!(problems.is_empty(), "\n{}", problems.join("\n"));
+}
