@@ -256,5 +256,5 @@ fn main() -> ExitCode {
         pending: Arc::default(),
         answer_wait: ANSWER_WAIT,
     });
-    cli::run(SERVER_NAME, http::serve(listen, shared))
+    wire_server::http_util::run(http::serve(listen, shared))
 }

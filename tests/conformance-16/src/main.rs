@@ -259,5 +259,5 @@ fn main() -> ExitCode {
         running: Arc::default(),
         listeners: Arc::default(),
     });
-    cli::run(SERVER_NAME, http::serve(listen, shared))
+    wire_server::http_util::run(http::serve(listen, shared))
 }

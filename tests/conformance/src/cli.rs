@@ -1,11 +1,9 @@
-//! What every conformance binary's `main` does the same way (`#[path]`-
-//! included by each, as `fixtures.rs` is): read `--listen` and `--state`,
-//! and run its transport's `serve` on a tokio runtime until it stops.
+//! What every conformance binary's `main` reads the same way (`#[path]`-
+//! included by each, as `fixtures.rs` is): `--listen` and `--state`. Each
+//! runs its transport with `wire_server::http_util::run`, as the chapters do.
 
-use std::future::Future;
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::process::ExitCode;
 
 /// `--listen ADDR` and `--state DIR`, each at most once.
 pub fn options(args: Vec<String>) -> Result<(SocketAddr, Option<PathBuf>), String> {
@@ -27,26 +25,4 @@ pub fn options(args: Vec<String>) -> Result<(SocketAddr, Option<PathBuf>), Strin
         .parse()
         .map_err(|_| format!("--listen needs an address such as 127.0.0.1:3000, not {listen:?}"))?;
     Ok((listen, state.map(PathBuf::from)))
-}
-
-/// Runs `serve` (the transport's, until Ctrl-C or SIGTERM) on a
-/// multi-threaded runtime; `name` starts every line it logs.
-pub fn run(name: &str, serve: impl Future<Output = Result<(), String>>) -> ExitCode {
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(runtime) => runtime,
-        Err(err) => {
-            eprintln!("{name}: cannot start the runtime: {err}");
-            return ExitCode::FAILURE;
-        }
-    };
-    match runtime.block_on(serve) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(problem) => {
-            eprintln!("{name}: {problem}");
-            ExitCode::FAILURE
-        }
-    }
 }

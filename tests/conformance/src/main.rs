@@ -116,5 +116,5 @@ fn main() -> ExitCode {
             allowed_origins: Vec::new(),
         },
     });
-    cli::run(SERVER_NAME, http::serve(listen, shared))
+    wire_server::http_util::run(http::serve(listen, shared))
 }
